@@ -1,0 +1,46 @@
+# MRTR Lab. Quick start: `make serve`, `make test`. Every target installs what it is missing.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+export PATH := $(CURDIR)/tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+export CHROMEDRIVER ?= /usr/bin/chromedriver
+PUBLIC_URL ?= ./
+
+.PHONY: setup serve dist lint test test-native test-wasm test-e2e fuzz-smoke fuzz screenshots clean
+
+setup:
+	@scripts/setup.sh
+
+## Builds (debug) and serves the app at http://127.0.0.1:8080/ with live reload.
+serve: setup
+	trunk serve --open=false
+
+## Builds the release site into dist/ (works under any sub-path) and prints its size.
+dist: setup
+	trunk build --release --public-url $(PUBLIC_URL)
+	@scripts/size.sh dist
+
+lint: setup
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy -p mrtr-lab --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+test-native:
+	cargo test --workspace
+
+test-wasm: setup
+	cargo test --target wasm32-unknown-unknown --test web
+
+test-e2e: dist
+	cd e2e && npm test
+
+## Everything: lint, native tests, component tests in Chromium, end-to-end tests of the release build.
+test: setup lint test-native test-wasm test-e2e
+	@echo "make test: all suites passed"
+
+## Screenshots of the release build at 1280/375 px, light/dark, into target/screenshots/.
+screenshots: dist
+	cd e2e && node screenshot.mjs
+
+clean:
+	cargo clean
+	rm -rf dist

@@ -1,0 +1,406 @@
+//! The checks a server runs on a returned ticket, in the lesson's order, stopping at the
+//! first failure: signature → principal → expiry → request → answer → single use.
+//!
+//! Every outcome is kept (passed / failed with the reason / not reached / turned off) so
+//! the page can draw ✓ ✗ – and the server can log the detail; the wire only ever sees
+//! the uniform -32602.
+
+use serde_json::Value;
+
+use crate::canonical::arguments_digest;
+use crate::redemption::{Redemption, RedemptionStore};
+use crate::ticket::{read_unverified, Claims, Codec, OpenError, Principal, Seal};
+
+/// How far into the future an issued-at may lie (clock skew between replicas).
+pub const MAX_CLOCK_SKEW_S: u64 = 60;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Check {
+    Signature,
+    Principal,
+    Expiry,
+    Request,
+    Answer,
+    SingleUse,
+}
+
+impl Check {
+    pub const ALL: [Check; 6] = [
+        Check::Signature,
+        Check::Principal,
+        Check::Expiry,
+        Check::Request,
+        Check::Answer,
+        Check::SingleUse,
+    ];
+
+    /// A stable name for URLs, logs and tests.
+    pub fn id(self) -> &'static str {
+        match self {
+            Check::Signature => "signature",
+            Check::Principal => "principal",
+            Check::Expiry => "expiry",
+            Check::Request => "request",
+            Check::Answer => "answer",
+            Check::SingleUse => "single-use",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Check> {
+        Check::ALL.into_iter().find(|c| c.id() == s)
+    }
+
+    /// What the check asks, in a few words.
+    pub fn question(self) -> &'static str {
+        match self {
+            Check::Signature => "Signature matches",
+            Check::Principal => "Bound to this caller",
+            Check::Expiry => "Not expired",
+            Check::Request => "Same method and arguments",
+            Check::Answer => "Answer included",
+            Check::SingleUse => "Not redeemed before",
+        }
+    }
+
+    /// The misuse it stops.
+    pub fn stops(self) -> &'static str {
+        match self {
+            Check::Signature => "edits to the ticket and forged tickets",
+            Check::Principal => "a stolen ticket used by someone else",
+            Check::Expiry => "a leaked ticket used long after",
+            Check::Request => "a ticket spent on a different request",
+            Check::Answer => "a retry that skips the question",
+            Check::SingleUse => "the same retry redeemed twice",
+        }
+    }
+}
+
+/// Why a check failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    Unopened(OpenError),
+    WrongPrincipal { bound: Principal, caller: Principal },
+    Expired { exp: u64, now: u64 },
+    IssuedInFuture { iat: u64, now: u64 },
+    WrongMethod { bound: String, got: String },
+    WrongTarget { bound: String, got: String },
+    WrongArguments,
+    MissingAnswer { keys: Vec<String> },
+    AlreadyRedeemed,
+    StoreFull,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Unopened(e) => write!(f, "{e}"),
+            Refusal::WrongPrincipal { bound, caller } => {
+                write!(f, "ticket is bound to {bound}, but the caller is {caller}")
+            }
+            Refusal::Expired { exp, now } => {
+                write!(
+                    f,
+                    "ticket expired at {exp} s; it is now {now} s ({} s late)",
+                    now - exp
+                )
+            }
+            Refusal::IssuedInFuture { iat, now } => {
+                write!(
+                    f,
+                    "ticket claims to be issued at {iat} s, after now ({now} s)"
+                )
+            }
+            Refusal::WrongMethod { bound, got } => {
+                write!(f, "ticket belongs to {bound}, not {got}")
+            }
+            Refusal::WrongTarget { bound, got } => {
+                write!(f, "ticket belongs to {bound:?}, not {got:?}")
+            }
+            Refusal::WrongArguments => write!(f, "ticket belongs to different arguments"),
+            Refusal::MissingAnswer { keys } => {
+                write!(f, "no valid answer for {}", keys.join(", "))
+            }
+            Refusal::AlreadyRedeemed => write!(f, "ticket was already redeemed"),
+            Refusal::StoreFull => write!(f, "redemption store is full; refusing to forget"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    Passed,
+    Failed(Refusal),
+    /// An earlier check failed, so this one never ran.
+    NotReached,
+    /// The server has this check turned off.
+    Off,
+}
+
+impl Status {
+    /// ✓ ✗ – or "off".
+    pub fn symbol(&self) -> &'static str {
+        match self {
+            Status::Passed => "✓",
+            Status::Failed(_) => "✗",
+            Status::NotReached => "–",
+            Status::Off => "○",
+        }
+    }
+
+    /// The same in words, so nothing rests on the glyph or its colour.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed(_) => "failed",
+            Status::NotReached => "not reached",
+            Status::Off => "off",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckOutcome {
+    pub check: Check,
+    pub status: Status,
+}
+
+/// Which checks a server runs. The page turns them off to show what each one is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CheckPolicy {
+    pub signature: bool,
+    pub principal: bool,
+    pub expiry: bool,
+    pub request: bool,
+    pub answer: bool,
+    pub single_use: bool,
+}
+
+impl Default for CheckPolicy {
+    /// Everything the spec asks for on every ticket; single use is the server's choice.
+    fn default() -> Self {
+        CheckPolicy {
+            signature: true,
+            principal: true,
+            expiry: true,
+            request: true,
+            answer: true,
+            single_use: false,
+        }
+    }
+}
+
+impl CheckPolicy {
+    pub fn runs(&self, check: Check) -> bool {
+        match check {
+            Check::Signature => self.signature,
+            Check::Principal => self.principal,
+            Check::Expiry => self.expiry,
+            Check::Request => self.request,
+            Check::Answer => self.answer,
+            Check::SingleUse => self.single_use,
+        }
+    }
+
+    pub fn set(&mut self, check: Check, on: bool) {
+        match check {
+            Check::Signature => self.signature = on,
+            Check::Principal => self.principal = on,
+            Check::Expiry => self.expiry = on,
+            Check::Request => self.request = on,
+            Check::Answer => self.answer = on,
+            Check::SingleUse => self.single_use = on,
+        }
+    }
+}
+
+/// The request a ticket came back on.
+#[derive(Clone, Debug)]
+pub struct Presented<'a> {
+    pub ticket: &'a str,
+    pub principal: &'a Principal,
+    pub method: &'a str,
+    pub target: &'a str,
+    pub arguments: &'a Value,
+    /// Keys of the valid `inputResponses` entries.
+    pub answered: &'a [String],
+    pub now_s: u64,
+}
+
+/// Every check's outcome, and the claims when the ticket could be opened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    pub outcomes: Vec<CheckOutcome>,
+    pub claims: Option<Claims>,
+}
+
+impl Verdict {
+    /// True when no check failed.
+    pub fn accepted(&self) -> bool {
+        self.first_failure().is_none()
+    }
+
+    pub fn first_failure(&self) -> Option<(Check, &Refusal)> {
+        self.outcomes.iter().find_map(|o| match &o.status {
+            Status::Failed(r) => Some((o.check, r)),
+            _ => None,
+        })
+    }
+
+    pub fn status(&self, check: Check) -> Option<&Status> {
+        self.outcomes
+            .iter()
+            .find(|o| o.check == check)
+            .map(|o| &o.status)
+    }
+
+    /// The lesson's five columns as symbols, e.g. "✓✗–––".
+    pub fn symbols(&self) -> String {
+        self.outcomes
+            .iter()
+            .filter(|o| o.check != Check::SingleUse || o.status != Status::Off)
+            .map(|o| o.status.symbol())
+            .collect()
+    }
+}
+
+/// Runs the checks in order. A redemption is recorded only when every earlier check passed.
+pub fn verify(
+    codec: &Codec,
+    presented: &Presented<'_>,
+    policy: &CheckPolicy,
+    store: Option<&mut dyn RedemptionStore>,
+) -> Verdict {
+    let mut outcomes = Vec::with_capacity(Check::ALL.len());
+    let mut failed = false;
+    let mut push = |check: Check, result: Option<Result<(), Refusal>>, failed: &mut bool| {
+        // A check that is off shows as off, whether or not an earlier one failed.
+        let status = match result {
+            None => Status::Off,
+            Some(_) if *failed => Status::NotReached,
+            Some(Ok(())) => Status::Passed,
+            Some(Err(r)) => {
+                *failed = true;
+                Status::Failed(r)
+            }
+        };
+        outcomes.push(CheckOutcome { check, status });
+    };
+
+    // Signature. A sealed ticket cannot be read without its key, so switching the check
+    // off changes nothing for it.
+    let opened =
+        if policy.signature || codec.seal == Seal::Sealed || presented.ticket.starts_with("v1e.") {
+            codec.open(presented.ticket)
+        } else {
+            read_unverified(presented.ticket)
+        };
+    let claims = match opened {
+        Ok(c) => {
+            let on = policy.signature || presented.ticket.starts_with("v1e.");
+            push(Check::Signature, on.then_some(Ok(())), &mut failed);
+            Some(c)
+        }
+        Err(e) => {
+            push(
+                Check::Signature,
+                Some(Err(Refusal::Unopened(e))),
+                &mut failed,
+            );
+            None
+        }
+    };
+
+    let c = claims.as_ref();
+    let principal = c.map(|c| {
+        let bound = c.principal();
+        if &bound == presented.principal {
+            Ok(())
+        } else {
+            Err(Refusal::WrongPrincipal {
+                bound,
+                caller: presented.principal.clone(),
+            })
+        }
+    });
+    push(
+        Check::Principal,
+        gate(policy.principal, principal),
+        &mut failed,
+    );
+
+    let expiry = c.map(|c| {
+        let now = presented.now_s;
+        if now >= c.exp {
+            Err(Refusal::Expired { exp: c.exp, now })
+        } else if c.iat > now + MAX_CLOCK_SKEW_S {
+            Err(Refusal::IssuedInFuture { iat: c.iat, now })
+        } else {
+            Ok(())
+        }
+    });
+    push(Check::Expiry, gate(policy.expiry, expiry), &mut failed);
+
+    let request = c.map(|c| {
+        if c.method != presented.method {
+            Err(Refusal::WrongMethod {
+                bound: c.method.clone(),
+                got: presented.method.to_owned(),
+            })
+        } else if c.target != presented.target {
+            Err(Refusal::WrongTarget {
+                bound: c.target.clone(),
+                got: presented.target.to_owned(),
+            })
+        } else if c.args != arguments_digest(presented.arguments) {
+            Err(Refusal::WrongArguments)
+        } else {
+            Ok(())
+        }
+    });
+    push(Check::Request, gate(policy.request, request), &mut failed);
+
+    let answer = c.map(|c| {
+        let missing: Vec<String> = c
+            .awaits
+            .iter()
+            .filter(|k| !presented.answered.contains(k))
+            .cloned()
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(Refusal::MissingAnswer { keys: missing })
+        }
+    });
+    push(Check::Answer, gate(policy.answer, answer), &mut failed);
+
+    // Single use last, so that a refused retry never burns the ticket.
+    let single = match (c, failed || !policy.single_use) {
+        (Some(c), false) => Some(match store {
+            Some(s) => match s.redeem(&c.tid, c.exp, presented.now_s) {
+                Redemption::First => Ok(()),
+                Redemption::Repeat => Err(Refusal::AlreadyRedeemed),
+                Redemption::Full => Err(Refusal::StoreFull),
+            },
+            None => Err(Refusal::StoreFull),
+        }),
+        // Off, or not reached: `push` records which.
+        _ => None,
+    };
+    push(
+        Check::SingleUse,
+        gate(policy.single_use, single),
+        &mut failed,
+    );
+
+    Verdict { outcomes, claims }
+}
+
+/// `None` (off) when the policy skips the check; otherwise the result, with "could not
+/// open the ticket" already recorded as the signature failure.
+fn gate(on: bool, r: Option<Result<(), Refusal>>) -> Option<Result<(), Refusal>> {
+    if !on {
+        return None;
+    }
+    Some(r.unwrap_or(Ok(())))
+}

@@ -1,0 +1,322 @@
+//! The client engine, sans I/O: builds each request with its envelope, and on
+//! `input_required` asks the host, then retries with a new id, the answers keyed like the
+//! questions and the ticket byte for byte.
+
+use serde_json::{json, Map, Value};
+
+use crate::error::RpcError;
+use crate::wire::{
+    request, ClientCapabilities, Envelope, InputRequest, Message, RequestId, ResultType,
+};
+
+/// Rounds before the client gives up, as the SDKs do.
+pub const MAX_ROUNDS: u32 = 10;
+
+/// The person and model behind the client: answers embedded requests.
+pub trait Host {
+    /// Answers an elicitation with a bare `ElicitResult` (`{"action": …, "content"?: …}`).
+    fn elicit(&mut self, key: &str, request: &InputRequest) -> Value;
+    /// Answers a sampling request with a `CreateMessageResult`, or `None` to decline (there
+    /// is no decline shape: the client simply stops).
+    fn sample(&mut self, key: &str, request: &InputRequest) -> Option<Value>;
+    /// Lists the client's roots.
+    fn roots(&mut self, key: &str) -> Value;
+}
+
+/// A host that says yes: accepts every form with the values given (or defaults from the
+/// schema), answers sampling with fixed text, and offers one root.
+#[derive(Clone, Debug, Default)]
+pub struct AgreeableHost {
+    /// Form values to fill in, by property name.
+    pub values: Map<String, Value>,
+    /// Decline instead of accepting.
+    pub decline: bool,
+}
+
+impl AgreeableHost {
+    pub fn with(values: Value) -> AgreeableHost {
+        AgreeableHost {
+            values: values.as_object().cloned().unwrap_or_default(),
+            decline: false,
+        }
+    }
+}
+
+impl Host for AgreeableHost {
+    fn elicit(&mut self, _key: &str, request: &InputRequest) -> Value {
+        if self.decline {
+            return json!({"action": "decline"});
+        }
+        match request {
+            InputRequest::ElicitForm { schema, .. } => {
+                let mut content = Map::new();
+                if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                    for (name, prop) in props {
+                        let v = self.values.get(name).cloned().unwrap_or_else(|| {
+                            match prop.get("type").and_then(Value::as_str) {
+                                Some("boolean") => json!(true),
+                                Some("number") | Some("integer") => json!(1),
+                                _ => json!("yes"),
+                            }
+                        });
+                        content.insert(name.clone(), v);
+                    }
+                }
+                json!({"action": "accept", "content": content})
+            }
+            _ => json!({"action": "accept"}),
+        }
+    }
+
+    fn sample(&mut self, _key: &str, _request: &InputRequest) -> Option<Value> {
+        Some(
+            json!({"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "mrtr-lab-model", "stopReason": "endTurn"}),
+        )
+    }
+
+    fn roots(&mut self, _key: &str) -> Value {
+        json!({"roots": [{"uri": "file:///workspace", "name": "workspace"}]})
+    }
+}
+
+/// Why a call ended without a result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallError {
+    /// The server answered with a JSON-RPC error.
+    Rpc(RpcError),
+    /// The response was not valid for this call.
+    Protocol(String),
+    /// More than [`MAX_ROUNDS`] rounds of `input_required`.
+    TooManyRounds,
+    /// The host declined a request that has no decline shape (sampling).
+    Declined(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Rpc(e) => write!(f, "server error {e}"),
+            CallError::Protocol(m) => write!(f, "protocol error: {m}"),
+            CallError::TooManyRounds => {
+                write!(f, "gave up after {MAX_ROUNDS} rounds of input_required")
+            }
+            CallError::Declined(k) => write!(f, "the host declined {k:?}"),
+        }
+    }
+}
+
+/// What to do next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Send this retry.
+    Retry(Value),
+    /// The call completed with this result.
+    Complete(Value),
+    Failed(CallError),
+}
+
+/// One logical call across its rounds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingCall {
+    pub method: String,
+    /// The original params, without `_meta`, `inputResponses` or `requestState`.
+    pub params: Map<String, Value>,
+    pub round: u32,
+    pub current_id: RequestId,
+    /// Every id used so far, oldest first.
+    pub ids: Vec<RequestId>,
+}
+
+/// A 2026-07-28 client.
+#[derive(Clone, Debug)]
+pub struct Client {
+    pub envelope: Envelope,
+    next_id: i64,
+}
+
+impl Client {
+    pub fn new(capabilities: ClientCapabilities, name: &str, version: &str) -> Client {
+        Client {
+            envelope: Envelope::new(
+                capabilities,
+                Some(json!({"name": name, "version": version})),
+            ),
+            next_id: 1,
+        }
+    }
+
+    /// Starts ids at `first` (the page uses this to match the lesson's numbering).
+    pub fn with_first_id(mut self, first: i64) -> Client {
+        self.next_id = first;
+        self
+    }
+
+    pub fn capabilities(&self) -> &ClientCapabilities {
+        &self.envelope.capabilities
+    }
+
+    fn fresh_id(&mut self) -> RequestId {
+        let id = RequestId::Number(self.next_id);
+        self.next_id += 1;
+        id
+    }
+
+    fn build(
+        &mut self,
+        method: &str,
+        params: &Map<String, Value>,
+        extra: Map<String, Value>,
+    ) -> (RequestId, Value) {
+        let mut p = Map::new();
+        p.insert("_meta".into(), self.envelope.to_meta());
+        for (k, v) in params {
+            p.insert(k.clone(), v.clone());
+        }
+        for (k, v) in extra {
+            p.insert(k, v);
+        }
+        let id = self.fresh_id();
+        let msg = request(&id, method, Some(Value::Object(p)));
+        (id, msg)
+    }
+
+    /// A request that is not part of a round trip (`server/discover`, `tools/list`).
+    pub fn simple(&mut self, method: &str, params: Value) -> Value {
+        let params = params.as_object().cloned().unwrap_or_default();
+        self.build(method, &params, Map::new()).1
+    }
+
+    /// Starts a call; returns its state and the first request.
+    pub fn begin(&mut self, method: &str, params: Value) -> (PendingCall, Value) {
+        let mut params = params.as_object().cloned().unwrap_or_default();
+        for k in ["_meta", "inputResponses", "requestState"] {
+            params.remove(k);
+        }
+        let (id, msg) = self.build(method, &params, Map::new());
+        (
+            PendingCall {
+                method: method.to_owned(),
+                params,
+                round: 1,
+                current_id: id.clone(),
+                ids: vec![id],
+            },
+            msg,
+        )
+    }
+
+    /// Reads the response to the call's current request and decides the next step.
+    pub fn on_response(
+        &mut self,
+        call: &mut PendingCall,
+        response: &Value,
+        host: &mut dyn Host,
+    ) -> Step {
+        let (id, result) = match Message::from_value(response) {
+            Ok(Message::Response { id, result }) => (id, result),
+            Ok(Message::Error { error, .. }) => return Step::Failed(CallError::Rpc(error)),
+            Ok(_) => return Step::Failed(CallError::Protocol("expected a response".into())),
+            Err(e) => return Step::Failed(CallError::Protocol(e.message)),
+        };
+        if id != call.current_id {
+            return Step::Failed(CallError::Protocol(format!(
+                "response id {id} does not match request id {}",
+                call.current_id
+            )));
+        }
+        match ResultType::of(&result) {
+            Err(e) => Step::Failed(CallError::Protocol(e)),
+            Ok(ResultType::Complete) => Step::Complete(result),
+            Ok(ResultType::InputRequired) => {
+                if call.round >= MAX_ROUNDS {
+                    return Step::Failed(CallError::TooManyRounds);
+                }
+                let mut extra = Map::new();
+                match result.get("inputRequests") {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Object(reqs)) => {
+                        let mut answers = Map::new();
+                        for (key, raw) in reqs {
+                            let req = match InputRequest::from_value(raw) {
+                                Ok(r) => r,
+                                Err(e) => {
+                                    return Step::Failed(CallError::Protocol(format!(
+                                        "inputRequests[{key:?}]: {e}"
+                                    )))
+                                }
+                            };
+                            let answer = match &req {
+                                InputRequest::ElicitForm { .. }
+                                | InputRequest::ElicitUrl { .. } => host.elicit(key, &req),
+                                InputRequest::Sampling { .. } => match host.sample(key, &req) {
+                                    Some(a) => a,
+                                    None => return Step::Failed(CallError::Declined(key.clone())),
+                                },
+                                InputRequest::Roots => host.roots(key),
+                            };
+                            answers.insert(key.clone(), answer);
+                        }
+                        if !answers.is_empty() {
+                            extra.insert("inputResponses".into(), Value::Object(answers));
+                        }
+                    }
+                    Some(_) => {
+                        return Step::Failed(CallError::Protocol(
+                            "inputRequests must be an object".into(),
+                        ))
+                    }
+                }
+                match result.get("requestState") {
+                    None | Some(Value::Null) => {}
+                    // Echoed exactly: never parsed, trimmed or re-encoded.
+                    Some(Value::String(s)) => {
+                        extra.insert("requestState".into(), Value::String(s.clone()));
+                    }
+                    Some(_) => {
+                        return Step::Failed(CallError::Protocol(
+                            "requestState must be a string".into(),
+                        ))
+                    }
+                }
+                if extra.is_empty()
+                    && result.get("inputRequests").is_none()
+                    && result.get("requestState").is_none()
+                {
+                    return Step::Failed(CallError::Protocol(
+                        "input_required with neither inputRequests nor requestState".into(),
+                    ));
+                }
+                let (id, msg) = self.build(&call.method, &call.params, extra);
+                call.round += 1;
+                call.current_id = id.clone();
+                call.ids.push(id);
+                Step::Retry(msg)
+            }
+        }
+    }
+
+    /// Runs a whole call against `send` (one request in, one response out).
+    pub fn run(
+        &mut self,
+        method: &str,
+        params: Value,
+        host: &mut dyn Host,
+        send: &mut dyn FnMut(&Value) -> Result<Value, String>,
+    ) -> (Vec<Value>, Result<Value, CallError>) {
+        let mut log = Vec::new();
+        let (mut call, mut msg) = self.begin(method, params);
+        loop {
+            log.push(msg.clone());
+            let resp = match send(&msg) {
+                Ok(r) => r,
+                Err(e) => return (log, Err(CallError::Protocol(e))),
+            };
+            log.push(resp.clone());
+            match self.on_response(&mut call, &resp, host) {
+                Step::Retry(next) => msg = next,
+                Step::Complete(r) => return (log, Ok(r)),
+                Step::Failed(e) => return (log, Err(e)),
+            }
+        }
+    }
+}

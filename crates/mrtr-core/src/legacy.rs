@@ -1,0 +1,376 @@
+//! One connection that speaks both eras, sans I/O.
+//!
+//! `server/discover` or a request carrying the 2026-07-28 envelope is served statelessly by
+//! [`Server::handle`]. `initialize` opens the 2025-11-25 era for the connection; there the
+//! same write-once handlers run behind a shim that turns each input request into a real
+//! server→client request (`elicitation/create`, …), waits for the answers, and runs the
+//! handler again with them and the same ticket. Where the transport cannot carry a
+//! server→client request (stateless legacy HTTP) the call fails cleanly instead.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::RpcError;
+use crate::server::{CallContext, Server, TraceEvent};
+use crate::wire::{
+    error_response, may_require_input, request, response, ClientCapabilities, Envelope, Message,
+    RequestId, ResultType, LEGACY_VERSION,
+};
+
+/// Rounds the shim runs before giving up, as the TypeScript SDK's shim does.
+pub const MAX_SHIM_ROUNDS: u32 = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    Modern,
+    Legacy,
+}
+
+impl Era {
+    pub fn version(self) -> &'static str {
+        match self {
+            Era::Modern => crate::wire::MODERN_VERSION,
+            Era::Legacy => LEGACY_VERSION,
+        }
+    }
+}
+
+/// A legacy call waiting for the client's answers to the shim's requests.
+#[derive(Clone, Debug)]
+struct ShimCall {
+    original_id: RequestId,
+    method: String,
+    params: Map<String, Value>,
+    ticket: Option<String>,
+    /// The shim's request ids still unanswered, with the input key each one asks for.
+    outstanding: BTreeMap<RequestId, String>,
+    answers: Map<String, Value>,
+    round: u32,
+}
+
+/// What one incoming message produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Delivery {
+    /// Messages to send back, in order.
+    pub outgoing: Vec<Value>,
+    pub trace: Vec<TraceEvent>,
+}
+
+/// One transport connection (a stdio process, a sessionful HTTP session, or a stateless
+/// legacy HTTP front that cannot push).
+#[derive(Clone, Debug)]
+pub struct Connection {
+    era: Option<Era>,
+    can_push: bool,
+    legacy_caps: ClientCapabilities,
+    pending: Vec<ShimCall>,
+    next_shim_id: u64,
+}
+
+impl Connection {
+    /// A connection that can carry server→client requests (stdio, sessionful HTTP).
+    pub fn new() -> Connection {
+        Connection {
+            era: None,
+            can_push: true,
+            legacy_caps: ClientCapabilities::default(),
+            pending: Vec::new(),
+            next_shim_id: 1,
+        }
+    }
+
+    /// A connection with no channel for server→client requests.
+    pub fn stateless() -> Connection {
+        Connection {
+            can_push: false,
+            ..Connection::new()
+        }
+    }
+
+    pub fn era(&self) -> Option<Era> {
+        self.era
+    }
+
+    /// Calls waiting for the client's answers.
+    pub fn waiting(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Parses and handles one line of text.
+    pub fn receive_text(
+        &mut self,
+        server: &mut Server,
+        text: &str,
+        ctx: &mut CallContext<'_>,
+    ) -> Delivery {
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => self.receive(server, &v, ctx),
+            Err(e) => Delivery {
+                outgoing: vec![error_response(
+                    None,
+                    &RpcError::parse_error(format!("Parse error: {e}")),
+                )],
+                trace: Vec::new(),
+            },
+        }
+    }
+
+    /// Handles one incoming message.
+    pub fn receive(
+        &mut self,
+        server: &mut Server,
+        message: &Value,
+        ctx: &mut CallContext<'_>,
+    ) -> Delivery {
+        let msg = match Message::from_value(message) {
+            Ok(m) => m,
+            Err(e) => {
+                let id = message.get("id").and_then(RequestId::from_value);
+                return Delivery {
+                    outgoing: vec![error_response(id.as_ref(), &e)],
+                    trace: Vec::new(),
+                };
+            }
+        };
+        match msg {
+            Message::Request { id, method, params } => {
+                let modern = method == "server/discover" || Envelope::is_present(params.as_ref());
+                if method == "initialize" {
+                    self.era = Some(Era::Legacy);
+                    return self.initialize(server, &id, params.as_ref());
+                }
+                if modern || self.era != Some(Era::Legacy) {
+                    let reply = server.handle(message, ctx);
+                    if modern && reply.error().is_none() {
+                        self.era = Some(Era::Modern);
+                    }
+                    return Delivery {
+                        outgoing: reply.response.into_iter().collect(),
+                        trace: reply.trace,
+                    };
+                }
+                self.legacy_request(server, id, &method, params, ctx)
+            }
+            Message::Notification { .. } => Delivery::default(),
+            Message::Response { id, result } => self.answer(server, &id, Ok(result), ctx),
+            Message::Error {
+                id: Some(id),
+                error,
+            } => self.answer(server, &id, Err(error), ctx),
+            Message::Error { id: None, .. } => Delivery::default(),
+        }
+    }
+
+    fn initialize(&mut self, server: &Server, id: &RequestId, params: Option<&Value>) -> Delivery {
+        self.legacy_caps = params
+            .and_then(|p| p.get("capabilities"))
+            .map(ClientCapabilities::from_value)
+            .unwrap_or_default();
+        let result = json!({
+            "protocolVersion": LEGACY_VERSION,
+            "capabilities": {"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "resources": {}},
+            "serverInfo": {"name": server.config.name, "version": server.config.version},
+            "instructions": "MRTR Lab (2025-11-25 era): questions arrive as server-to-client requests.",
+        });
+        Delivery {
+            outgoing: vec![response(id, result)],
+            trace: Vec::new(),
+        }
+    }
+
+    fn legacy_request(
+        &mut self,
+        server: &mut Server,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+        ctx: &mut CallContext<'_>,
+    ) -> Delivery {
+        let list = |key: &str, items: Value| Delivery {
+            outgoing: vec![response(&id, json!({ key: items }))],
+            trace: Vec::new(),
+        };
+        match method {
+            "ping" => Delivery {
+                outgoing: vec![response(&id, json!({}))],
+                trace: Vec::new(),
+            },
+            "tools/list" => list("tools", server.catalog.tools_json()),
+            "prompts/list" => list("prompts", server.catalog.prompts_json()),
+            "resources/list" => list("resources", server.catalog.resources_json()),
+            m if may_require_input(m) => {
+                let mut params = params
+                    .and_then(|p| p.as_object().cloned())
+                    .unwrap_or_default();
+                // A legacy client has no tickets; whatever it sends under these keys is not ours.
+                params.remove("inputResponses");
+                params.remove("requestState");
+                let call = ShimCall {
+                    original_id: id,
+                    method: m.to_owned(),
+                    params,
+                    ticket: None,
+                    outstanding: BTreeMap::new(),
+                    answers: Map::new(),
+                    round: 0,
+                };
+                self.run_round(server, call, ctx)
+            }
+            other => Delivery {
+                outgoing: vec![error_response(
+                    Some(&id),
+                    &RpcError::method_not_found(other),
+                )],
+                trace: Vec::new(),
+            },
+        }
+    }
+
+    /// Runs the handler once more with the answers gathered so far, then completes, fails, or
+    /// sends the next round of server→client requests.
+    fn run_round(
+        &mut self,
+        server: &mut Server,
+        mut call: ShimCall,
+        ctx: &mut CallContext<'_>,
+    ) -> Delivery {
+        let mut out = Delivery::default();
+        loop {
+            call.round += 1;
+            let mut params = call.params.clone();
+            if !call.answers.is_empty() {
+                params.insert(
+                    "inputResponses".into(),
+                    Value::Object(std::mem::take(&mut call.answers)),
+                );
+            }
+            if let Some(t) = &call.ticket {
+                params.insert("requestState".into(), Value::String(t.clone()));
+            }
+            let caps = self.legacy_caps.clone();
+            let result = server.call(
+                &call.method,
+                &Value::Object(params),
+                &caps,
+                ctx,
+                &mut out.trace,
+            );
+            let result = match result {
+                Ok(r) => r,
+                Err(e) => {
+                    out.outgoing
+                        .push(error_response(Some(&call.original_id), &e));
+                    return out;
+                }
+            };
+            if ResultType::of(&result) != Ok(ResultType::InputRequired) {
+                let mut r = result;
+                if let Some(m) = r.as_object_mut() {
+                    m.remove("resultType");
+                }
+                out.outgoing.push(response(&call.original_id, r));
+                return out;
+            }
+            if !self.can_push {
+                out.outgoing.push(self.fail(&call, "this server needs to ask you something, but a stateless 2025-11-25 connection has no channel to ask on; use a 2026-07-28 client or a stdio connection"));
+                return out;
+            }
+            if call.round >= MAX_SHIM_ROUNDS {
+                out.outgoing
+                    .push(self.fail(&call, "gave up after too many rounds of questions"));
+                return out;
+            }
+            call.ticket = result
+                .get("requestState")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let requests = result
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            if requests.is_empty() {
+                continue; // A state-only round: run again at once.
+            }
+            for (key, req) in requests {
+                let id = RequestId::String(format!("mrtr-shim-{}", self.next_shim_id));
+                self.next_shim_id += 1;
+                let method = req
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .unwrap_or("elicitation/create")
+                    .to_owned();
+                let mut params = req.get("params").cloned().unwrap_or_else(|| json!({}));
+                if params.get("mode").and_then(Value::as_str) == Some("url") {
+                    // 2025-11-25 URL elicitation carries an id of its own.
+                    if let Some(p) = params.as_object_mut() {
+                        p.insert(
+                            "elicitationId".into(),
+                            json!(format!("elicit-{}", self.next_shim_id)),
+                        );
+                    }
+                }
+                out.outgoing.push(request(&id, &method, Some(params)));
+                call.outstanding.insert(id, key);
+            }
+            self.pending.push(call);
+            return out;
+        }
+    }
+
+    fn fail(&self, call: &ShimCall, why: &str) -> Value {
+        if call.method == "tools/call" {
+            response(
+                &call.original_id,
+                json!({"content": [{"type": "text", "text": why}], "isError": true}),
+            )
+        } else {
+            error_response(Some(&call.original_id), &RpcError::internal(why))
+        }
+    }
+
+    /// The client answered one of the shim's requests.
+    fn answer(
+        &mut self,
+        server: &mut Server,
+        id: &RequestId,
+        answer: Result<Value, RpcError>,
+        ctx: &mut CallContext<'_>,
+    ) -> Delivery {
+        let Some(pos) = self
+            .pending
+            .iter()
+            .position(|c| c.outstanding.contains_key(id))
+        else {
+            return Delivery::default(); // Not ours: ignore.
+        };
+        let mut call = self.pending.remove(pos);
+        let key = call.outstanding.remove(id).unwrap_or_default();
+        match answer {
+            Ok(v) => {
+                call.answers.insert(key, v);
+            }
+            Err(e) => {
+                return Delivery {
+                    outgoing: vec![self.fail(
+                        &call,
+                        &format!("the client could not answer {key:?}: {}", e.message),
+                    )],
+                    trace: Vec::new(),
+                };
+            }
+        }
+        if !call.outstanding.is_empty() {
+            self.pending.push(call);
+            return Delivery::default();
+        }
+        self.run_round(server, call, ctx)
+    }
+}
+
+impl Default for Connection {
+    fn default() -> Self {
+        Connection::new()
+    }
+}

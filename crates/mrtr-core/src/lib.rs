@@ -1,0 +1,34 @@
+//! # mrtr-core
+//!
+//! MCP 2026-07-28 multi round-trip requests (SEP-2322), as plain Rust with no I/O, no global
+//! clock and no web dependencies. A server that needs the user ends the call with
+//! `resultType: "input_required"`: the questions in `inputRequests`, its half-done work in a
+//! signed `requestState` ticket. The client asks, then retries with a new id, the answers in
+//! `inputResponses` and the ticket byte for byte; any replica holding the key can finish.
+//!
+//! Layers, bottom up:
+//! - [`wire`] and [`error`]: JSON-RPC messages and the MCP shapes MRTR uses.
+//! - [`canonical`], [`ticket`], [`checks`], [`redemption`]: the ticket and what a server checks.
+//! - [`catalog`], [`fixtures`], [`server`]: the server engine and its tools.
+//! - [`client`]: the client engine.
+//! - [`legacy`]: one connection serving both eras, with the 2025-11-25 shim.
+
+pub mod canonical;
+pub mod catalog;
+pub mod checks;
+pub mod client;
+pub mod entropy;
+pub mod error;
+pub mod fixtures;
+pub mod legacy;
+pub mod redemption;
+pub mod server;
+pub mod ticket;
+pub mod wire;
+
+pub use checks::{Check, CheckOutcome, CheckPolicy, Status, Verdict};
+pub use client::{AgreeableHost, Client, Host, Step};
+pub use entropy::{Clock, Entropy, FixedClock, SeededEntropy};
+pub use error::RpcError;
+pub use server::{CallContext, Reply, Server, ServerConfig, TraceEvent};
+pub use ticket::{Claims, Codec, Key, Keyring, Principal, Seal};

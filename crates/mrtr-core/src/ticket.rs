@@ -1,0 +1,624 @@
+//! The `requestState` ticket: the server's half-done work, sealed so that any replica holding
+//! the shared key can finish it and nobody else can change it.
+//!
+//! Two seals, same claims:
+//! - signed (default): `v1.<base64url payload>.<base64url HMAC-SHA256>`, the MAC over the exact
+//!   ASCII bytes `v1.<payload>`. The payload is readable by anyone: signed is not secret.
+//! - sealed: `v1e.<base64url nonce‖ciphertext‖tag>`, ChaCha20-Poly1305 with the prefix as
+//!   associated data. Nobody without the key can read it.
+//!
+//! Decoding is strict: a size limit before any work, canonical unpadded base64url only, a
+//! constant-time MAC comparison, JSON with no unknown fields, and `Result` everywhere.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::ChaCha20Poly1305;
+use hkdf::Hkdf;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::Sha256;
+
+use crate::entropy::Entropy;
+
+/// Longest ticket accepted, checked before any decoding.
+pub const MAX_TICKET_LEN: usize = 4096;
+/// Shortest secret a key may be made from.
+pub const MIN_KEY_LEN: usize = 32;
+
+pub const SIGNED_PREFIX: &str = "v1.";
+pub const SEALED_PREFIX: &str = "v1e.";
+const NONCE_LEN: usize = 12;
+const MAC_LEN: usize = 32;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// How tickets are protected.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Seal {
+    /// HMAC-SHA256: tamper-evident, readable.
+    #[default]
+    Signed,
+    /// ChaCha20-Poly1305: tamper-evident and unreadable.
+    Sealed,
+}
+
+impl Seal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Seal::Signed => "hmac",
+            Seal::Sealed => "aead",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Seal> {
+        match s {
+            "hmac" | "signed" => Some(Seal::Signed),
+            "aead" | "sealed" => Some(Seal::Sealed),
+            _ => None,
+        }
+    }
+}
+
+/// Why a key could not be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyError {
+    TooShort(usize),
+    EmptyId,
+}
+
+impl std::fmt::Display for KeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyError::TooShort(n) => {
+                write!(
+                    f,
+                    "a ticket key needs at least {MIN_KEY_LEN} bytes, got {n}"
+                )
+            }
+            KeyError::EmptyId => write!(f, "a ticket key needs a non-empty id"),
+        }
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+/// One server secret, with separate subkeys for signing and sealing (HKDF-SHA256), so the
+/// same secret never feeds two algorithms.
+#[derive(Clone)]
+pub struct Key {
+    id: String,
+    mac_key: [u8; 32],
+    aead_key: [u8; 32],
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Key")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Key {
+    pub fn new(id: impl Into<String>, secret: &[u8]) -> Result<Key, KeyError> {
+        let id = id.into();
+        if id.is_empty() {
+            return Err(KeyError::EmptyId);
+        }
+        if secret.len() < MIN_KEY_LEN {
+            return Err(KeyError::TooShort(secret.len()));
+        }
+        let hk = Hkdf::<Sha256>::new(Some(b"mrtr-lab ticket key"), secret);
+        let mut mac_key = [0u8; 32];
+        let mut aead_key = [0u8; 32];
+        // 32 bytes is far below HKDF-SHA256's output limit, so expand cannot fail.
+        let _ = hk.expand(b"mrtr/ticket/v1/hmac-sha256", &mut mac_key);
+        let _ = hk.expand(b"mrtr/ticket/v1/chacha20poly1305", &mut aead_key);
+        Ok(Key {
+            id,
+            mac_key,
+            aead_key,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn mac(&self, data: &[u8]) -> HmacSha256 {
+        // HMAC accepts keys of any length.
+        let mut mac = <HmacSha256 as Mac>::new_from_slice(&self.mac_key)
+            .unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
+        mac.update(data);
+        mac
+    }
+
+    fn cipher(&self) -> ChaCha20Poly1305 {
+        ChaCha20Poly1305::new((&self.aead_key).into())
+    }
+}
+
+/// The keys a server holds: the first signs, every one verifies (rotation).
+#[derive(Clone, Debug)]
+pub struct Keyring {
+    keys: Vec<Key>,
+}
+
+impl Keyring {
+    pub fn new(key: Key) -> Keyring {
+        Keyring { keys: vec![key] }
+    }
+
+    /// Makes `key` the signing key; older keys keep verifying.
+    pub fn rotate(&mut self, key: Key) {
+        self.keys.retain(|k| k.id != key.id);
+        self.keys.insert(0, key);
+    }
+
+    /// Stops accepting tickets signed with the key `id` (never the signing key).
+    pub fn retire(&mut self, id: &str) {
+        if self.keys.len() > 1 {
+            let signing = self.keys[0].id.clone();
+            self.keys.retain(|k| k.id != id || k.id == signing);
+        }
+    }
+
+    pub fn signing_key(&self) -> &Key {
+        &self.keys[0]
+    }
+
+    pub fn key_ids(&self) -> Vec<&str> {
+        self.keys.iter().map(|k| k.id.as_str()).collect()
+    }
+}
+
+/// Who the server authenticated for a request. Anonymous is a principal of its own: a
+/// ticket minted for nobody is not valid for somebody, nor the other way round.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Principal {
+    Anonymous,
+    User(String),
+}
+
+impl Principal {
+    pub fn user(name: impl Into<String>) -> Principal {
+        Principal::User(name.into())
+    }
+
+    /// The demo convention of the lesson: `Bearer bob-token` is bob. Not an auth system.
+    pub fn from_bearer(header: Option<&str>) -> Principal {
+        let Some(h) = header else {
+            return Principal::Anonymous;
+        };
+        let token = h.strip_prefix("Bearer ").unwrap_or(h).trim();
+        match token.strip_suffix("-token") {
+            Some(name) if !name.is_empty() => Principal::User(name.to_owned()),
+            _ if token.is_empty() => Principal::Anonymous,
+            _ => Principal::User(token.to_owned()),
+        }
+    }
+
+    pub fn as_claim(&self) -> Option<String> {
+        match self {
+            Principal::Anonymous => None,
+            Principal::User(u) => Some(u.clone()),
+        }
+    }
+
+    pub fn from_claim(c: Option<&str>) -> Principal {
+        match c {
+            None => Principal::Anonymous,
+            Some(u) => Principal::User(u.to_owned()),
+        }
+    }
+}
+
+impl std::fmt::Display for Principal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Principal::Anonymous => write!(f, "anonymous"),
+            Principal::User(u) => write!(f, "{u}"),
+        }
+    }
+}
+
+/// What a ticket says. Field names are short but readable: the inspector shows them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claims {
+    /// Claims format version.
+    pub v: u8,
+    /// Which key signed it.
+    pub kid: String,
+    /// Ticket id: what single use remembers.
+    pub tid: String,
+    /// Issued at, seconds.
+    pub iat: u64,
+    /// Expires at, seconds: valid while now < exp.
+    pub exp: u64,
+    /// The principal it is bound to; null for anonymous.
+    pub sub: Option<String>,
+    /// The request it belongs to: method, target (tool/prompt name or resource uri) and a
+    /// digest of the arguments.
+    pub method: String,
+    pub target: String,
+    pub args: String,
+    /// The `inputRequests` keys the ticket waits for.
+    pub awaits: Vec<String>,
+    /// The handler's own state.
+    pub state: Value,
+}
+
+impl Claims {
+    pub fn principal(&self) -> Principal {
+        Principal::from_claim(self.sub.as_deref())
+    }
+}
+
+/// Why a ticket could not be opened. Detailed, for the server's log and the page's checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpenError {
+    TooLong(usize),
+    BadCharacter { at: usize },
+    UnknownFormat,
+    BadBase64 { part: &'static str },
+    WrongLength { part: &'static str },
+    BadMac,
+    CannotDecrypt,
+    BadPayload(String),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::TooLong(n) => write!(
+                f,
+                "ticket is {n} bytes, over the {MAX_TICKET_LEN}-byte limit"
+            ),
+            OpenError::BadCharacter { at } => write!(f, "character {at} is not base64url or '.'"),
+            OpenError::UnknownFormat => write!(
+                f,
+                "not a v1 ticket (expected v1.<payload>.<mac> or v1e.<sealed>)"
+            ),
+            OpenError::BadBase64 { part } => {
+                write!(f, "the {part} is not canonical unpadded base64url")
+            }
+            OpenError::WrongLength { part } => write!(f, "the {part} has the wrong length"),
+            OpenError::BadMac => write!(f, "signature does not match the payload"),
+            OpenError::CannotDecrypt => {
+                write!(f, "cannot decrypt: wrong key or altered ciphertext")
+            }
+            OpenError::BadPayload(e) => write!(f, "payload is not valid claims: {e}"),
+        }
+    }
+}
+
+/// The parts of a ticket, as character ranges into the ticket text, for the inspector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Anatomy {
+    pub seal: Option<Seal>,
+    pub prefix: std::ops::Range<usize>,
+    /// The payload (signed) or the whole sealed body.
+    pub body: std::ops::Range<usize>,
+    /// The MAC (signed only).
+    pub mac: Option<std::ops::Range<usize>>,
+}
+
+/// Mints and opens tickets with one keyring and one seal.
+#[derive(Clone, Debug)]
+pub struct Codec {
+    pub keyring: Keyring,
+    pub seal: Seal,
+}
+
+impl Codec {
+    pub fn new(keyring: Keyring, seal: Seal) -> Codec {
+        Codec { keyring, seal }
+    }
+
+    /// Serialises and protects `claims` (its `kid` is set to the signing key's id).
+    pub fn mint(&self, claims: &Claims, entropy: &mut dyn Entropy) -> String {
+        let key = self.keyring.signing_key();
+        let mut claims = claims.clone();
+        claims.kid = key.id.clone();
+        // Serialising plain data with string keys cannot fail.
+        let payload = serde_json::to_vec(&claims).unwrap_or_default();
+        match self.seal {
+            Seal::Signed => {
+                let mut out = String::from(SIGNED_PREFIX);
+                out.push_str(&URL_SAFE_NO_PAD.encode(&payload));
+                let tag = key.mac(out.as_bytes()).finalize().into_bytes();
+                out.push('.');
+                out.push_str(&URL_SAFE_NO_PAD.encode(tag));
+                out
+            }
+            Seal::Sealed => {
+                let mut nonce = [0u8; NONCE_LEN];
+                entropy.fill(&mut nonce);
+                let ct = key
+                    .cipher()
+                    .encrypt(
+                        (&nonce).into(),
+                        Payload {
+                            msg: &payload,
+                            aad: SEALED_PREFIX.as_bytes(),
+                        },
+                    )
+                    .unwrap_or_default();
+                let mut body = nonce.to_vec();
+                body.extend_from_slice(&ct);
+                format!("{SEALED_PREFIX}{}", URL_SAFE_NO_PAD.encode(body))
+            }
+        }
+    }
+
+    /// Checks integrity with any key of the ring, then decodes the claims.
+    pub fn open(&self, ticket: &str) -> Result<Claims, OpenError> {
+        let anatomy = anatomy(ticket)?;
+        match anatomy.seal {
+            Some(Seal::Signed) => {
+                let signed = &ticket[..anatomy.body.end];
+                let payload = decode(&ticket[anatomy.body.clone()], "payload")?;
+                let mac_range = anatomy.mac.clone().ok_or(OpenError::UnknownFormat)?;
+                let tag = decode(&ticket[mac_range], "signature")?;
+                if tag.len() != MAC_LEN {
+                    return Err(OpenError::WrongLength { part: "signature" });
+                }
+                let ok = self
+                    .keyring
+                    .keys
+                    .iter()
+                    // verify_slice compares in constant time.
+                    .any(|k| k.mac(signed.as_bytes()).verify_slice(&tag).is_ok());
+                if !ok {
+                    return Err(OpenError::BadMac);
+                }
+                parse_claims(&payload)
+            }
+            Some(Seal::Sealed) => {
+                let body = decode(&ticket[anatomy.body.clone()], "sealed body")?;
+                if body.len() < NONCE_LEN + 16 {
+                    return Err(OpenError::WrongLength {
+                        part: "sealed body",
+                    });
+                }
+                let (nonce, ct) = body.split_at(NONCE_LEN);
+                for k in &self.keyring.keys {
+                    if let Ok(pt) = k.cipher().decrypt(
+                        nonce.into(),
+                        Payload {
+                            msg: ct,
+                            aad: SEALED_PREFIX.as_bytes(),
+                        },
+                    ) {
+                        return parse_claims(&pt);
+                    }
+                }
+                Err(OpenError::CannotDecrypt)
+            }
+            None => Err(OpenError::UnknownFormat),
+        }
+    }
+}
+
+/// Reads the claims of a signed ticket without checking its MAC: what anyone holding the
+/// ticket can do, and what a server with its signature check turned off does.
+pub fn read_unverified(ticket: &str) -> Result<Claims, OpenError> {
+    let a = anatomy(ticket)?;
+    if a.seal != Some(Seal::Signed) {
+        return Err(OpenError::CannotDecrypt);
+    }
+    parse_claims(&decode(&ticket[a.body], "payload")?)
+}
+
+/// The payload of a signed ticket as text, decoded as far as it goes.
+pub fn payload_text(ticket: &str) -> Result<String, OpenError> {
+    let a = anatomy(ticket)?;
+    if a.seal != Some(Seal::Signed) {
+        return Err(OpenError::CannotDecrypt);
+    }
+    let bytes = decode(&ticket[a.body], "payload")?;
+    String::from_utf8(bytes).map_err(|_| OpenError::BadPayload("not UTF-8".into()))
+}
+
+/// Rewrites the readable payload of a signed ticket and keeps the old signature: what a
+/// client that edits its ticket (say, staging to prod) sends back.
+pub fn rewrite_payload(
+    ticket: &str,
+    edit: impl FnOnce(String) -> String,
+) -> Result<String, OpenError> {
+    let a = anatomy(ticket)?;
+    let text = payload_text(ticket)?;
+    let mac = a.mac.map(|m| &ticket[m]).unwrap_or_default();
+    Ok(format!(
+        "{SIGNED_PREFIX}{}.{mac}",
+        URL_SAFE_NO_PAD.encode(edit(text))
+    ))
+}
+
+/// Splits a ticket into its parts without decoding anything.
+pub fn anatomy(ticket: &str) -> Result<Anatomy, OpenError> {
+    if ticket.len() > MAX_TICKET_LEN {
+        return Err(OpenError::TooLong(ticket.len()));
+    }
+    if let Some(at) = ticket
+        .bytes()
+        .position(|b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.'))
+    {
+        return Err(OpenError::BadCharacter { at });
+    }
+    if let Some(rest) = ticket.strip_prefix(SIGNED_PREFIX) {
+        let dot = rest.find('.').ok_or(OpenError::UnknownFormat)?;
+        if rest[dot + 1..].contains('.') {
+            return Err(OpenError::UnknownFormat);
+        }
+        let p = SIGNED_PREFIX.len();
+        return Ok(Anatomy {
+            seal: Some(Seal::Signed),
+            prefix: 0..p,
+            body: p..p + dot,
+            mac: Some(p + dot + 1..ticket.len()),
+        });
+    }
+    if let Some(rest) = ticket.strip_prefix(SEALED_PREFIX) {
+        if rest.contains('.') {
+            return Err(OpenError::UnknownFormat);
+        }
+        return Ok(Anatomy {
+            seal: Some(Seal::Sealed),
+            prefix: 0..SEALED_PREFIX.len(),
+            body: SEALED_PREFIX.len()..ticket.len(),
+            mac: None,
+        });
+    }
+    Err(OpenError::UnknownFormat)
+}
+
+fn decode(part: &str, name: &'static str) -> Result<Vec<u8>, OpenError> {
+    if part.is_empty() {
+        return Err(OpenError::WrongLength { part: name });
+    }
+    // The URL_SAFE_NO_PAD engine refuses padding and non-zero trailing bits, so each byte
+    // string has exactly one accepted spelling.
+    URL_SAFE_NO_PAD
+        .decode(part)
+        .map_err(|_| OpenError::BadBase64 { part: name })
+}
+
+fn parse_claims(bytes: &[u8]) -> Result<Claims, OpenError> {
+    let c: Claims =
+        serde_json::from_slice(bytes).map_err(|e| OpenError::BadPayload(e.to_string()))?;
+    if c.v != 1 {
+        return Err(OpenError::BadPayload(format!(
+            "unknown claims version {}",
+            c.v
+        )));
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entropy::SeededEntropy;
+    use serde_json::json;
+
+    fn claims() -> Claims {
+        Claims {
+            v: 1,
+            kid: String::new(),
+            tid: "t1".into(),
+            iat: 1000,
+            exp: 1120,
+            sub: Some("bob".into()),
+            method: "tools/call".into(),
+            target: "deploy".into(),
+            args: crate::canonical::arguments_digest(&json!({"env": "staging"})),
+            awaits: vec!["confirm".into()],
+            state: json!({"env": "staging"}),
+        }
+    }
+
+    fn codec(seal: Seal) -> Codec {
+        Codec::new(Keyring::new(Key::new("k1", &[7u8; 32]).unwrap()), seal)
+    }
+
+    #[test]
+    fn signed_round_trip_and_readable() {
+        let c = codec(Seal::Signed);
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        assert!(t.starts_with("v1."));
+        let opened = c.open(&t).unwrap();
+        assert_eq!(opened.kid, "k1");
+        assert_eq!(opened.state, json!({"env": "staging"}));
+        assert!(payload_text(&t).unwrap().contains("\"staging\""));
+        assert_eq!(read_unverified(&t).unwrap(), opened);
+        let a = anatomy(&t).unwrap();
+        assert_eq!(&t[a.mac.unwrap()].len(), &43);
+    }
+
+    #[test]
+    fn sealed_round_trip_and_unreadable() {
+        let c = codec(Seal::Sealed);
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        assert!(t.starts_with("v1e."));
+        assert_eq!(c.open(&t).unwrap().state, json!({"env": "staging"}));
+        assert!(read_unverified(&t).is_err());
+        assert!(!t.contains("c3RhZ2luZ")); // base64 of "staging" at any alignment start
+    }
+
+    #[test]
+    fn keys_must_be_long_enough() {
+        assert_eq!(
+            Key::new("k", &[0u8; 31]).unwrap_err(),
+            KeyError::TooShort(31)
+        );
+        assert_eq!(Key::new("", &[0u8; 32]).unwrap_err(), KeyError::EmptyId);
+    }
+
+    #[test]
+    fn rotation_old_keys_verify_newest_signs() {
+        let mut c = codec(Seal::Signed);
+        let old = c.mint(&claims(), &mut SeededEntropy::new(1));
+        c.keyring.rotate(Key::new("k2", &[9u8; 32]).unwrap());
+        let new = c.mint(&claims(), &mut SeededEntropy::new(1));
+        assert_eq!(c.open(&new).unwrap().kid, "k2");
+        assert_eq!(c.open(&old).unwrap().kid, "k1");
+        c.keyring.retire("k1");
+        assert_eq!(c.open(&old), Err(OpenError::BadMac));
+        let other = codec(Seal::Signed);
+        assert_eq!(other.open(&new), Err(OpenError::BadMac));
+    }
+
+    #[test]
+    fn strict_decoding() {
+        let c = codec(Seal::Signed);
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        assert_eq!(
+            c.open(&format!("{t}=")),
+            Err(OpenError::BadCharacter { at: t.len() })
+        );
+        assert!(
+            matches!(
+                c.open(&t.replace('-', "+")),
+                Err(OpenError::BadCharacter { .. })
+            ) || !t.contains('-')
+        );
+        assert_eq!(
+            c.open(&"a".repeat(MAX_TICKET_LEN + 1)),
+            Err(OpenError::TooLong(MAX_TICKET_LEN + 1))
+        );
+        assert_eq!(c.open("v2.abc.def"), Err(OpenError::UnknownFormat));
+        assert_eq!(c.open("v1.abc"), Err(OpenError::UnknownFormat));
+        assert_eq!(
+            c.open("v1..x"),
+            Err(OpenError::WrongLength { part: "payload" })
+        );
+        assert_eq!(c.open(""), Err(OpenError::UnknownFormat));
+        // Non-canonical trailing bits in the MAC: 43 chars carry 258 bits, the last 2 must be 0.
+        let (head, last) = t.split_at(t.len() - 1);
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let idx = alphabet.find(last).unwrap();
+        let sibling = &alphabet[(idx ^ 1)..(idx ^ 1) + 1];
+        assert!(c.open(&format!("{head}{sibling}")).is_err());
+    }
+
+    #[test]
+    fn principal_from_bearer() {
+        assert_eq!(
+            Principal::from_bearer(Some("Bearer bob-token")),
+            Principal::user("bob")
+        );
+        assert_eq!(Principal::from_bearer(None), Principal::Anonymous);
+        assert_eq!(
+            Principal::from_bearer(Some("Bearer ")),
+            Principal::Anonymous
+        );
+        assert_eq!(
+            Principal::from_bearer(Some("Bearer xyz")),
+            Principal::user("xyz")
+        );
+    }
+}

@@ -1,0 +1,76 @@
+// The end-to-end harness: serves the release build under a sub-path with a plain static
+// server, opens it in Debian's Chromium, and records everything that would mean a broken
+// page: page errors, console errors, failed requests, and requests outside the sub-path.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const DIST = process.env.DIST ?? path.resolve(here, '../../dist');
+export const BASE = '/course/mrtr/';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+};
+
+/** Serves `dir` at `base` on 127.0.0.1; anything else is a 404 and is recorded. */
+export async function serve(dir = DIST, base = BASE) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    requests.push(url.pathname);
+    if (!url.pathname.startsWith(base)) {
+      res.writeHead(404).end('outside the sub-path');
+      return;
+    }
+    let rel = decodeURIComponent(url.pathname.slice(base.length)) || 'index.html';
+    const file = path.resolve(dir, rel);
+    if (!file.startsWith(path.resolve(dir)) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return { origin, url: origin + base, requests, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
+}
+
+/** Opens a page that records every sign of trouble in `problems`. */
+export async function open(browser, site, { path: sub = '', colorScheme = 'light', viewport = { width: 1280, height: 900 } } = {}) {
+  const context = await browser.newContext({ colorScheme, viewport, reducedMotion: 'no-preference' });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(site.url) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`request outside ${BASE}: ${u}`);
+  });
+  await page.goto(site.url + sub);
+  return { page, context, problems };
+}
+
+/** Waits until the app has rendered real content (the title and the core's verdict). */
+export async function waitForApp(page, timeout = 15000) {
+  await page.getByTestId('title').waitFor({ timeout });
+  await page.getByTestId('verdict').first().waitFor({ timeout });
+}

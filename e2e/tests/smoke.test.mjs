@@ -1,0 +1,43 @@
+// The release build, served under a sub-path, renders real content computed by the core,
+// with no error of any kind.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+
+let site, browser;
+before(async () => { site = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await site?.close(); });
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`renders the title and the core's verdicts (${colorScheme})`, async () => {
+    const { page, context, problems } = await open(browser, site, { colorScheme });
+    await waitForApp(page);
+    assert.equal(await page.getByTestId('title').textContent(), 'MRTR Lab');
+    assert.equal(await page.getByTestId('honest').getByTestId('verdict').textContent(), 'Accepted');
+    assert.equal(await page.getByTestId('honest').getByTestId('answer').textContent(), 'deployed to staging');
+    assert.equal(await page.getByTestId('edited').getByTestId('verdict').textContent(), 'Refused at the signature check');
+    assert.match(await page.getByTestId('ticket').textContent(), /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    assert.equal(await page.locator('#fatal-error').count(), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('every request stays under the sub-path', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  await page.waitForLoadState('networkidle');
+  assert.ok(site.requests.length >= 3, `requests: ${site.requests}`);
+  for (const p of site.requests) assert.ok(p.startsWith('/course/mrtr/'), p);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('nothing scrolls sideways at 375 px', async () => {
+  const { page, context, problems } = await open(browser, site, { viewport: { width: 375, height: 800 } });
+  await waitForApp(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.equal(overflow, 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
