@@ -33,8 +33,16 @@ test-wasm: setup
 test-e2e: dist
 	cd e2e && npm test
 
-## Everything: lint, native tests, component tests in Chromium, end-to-end tests of the release build.
-test: setup lint test-native test-wasm test-e2e
+## A short fuzz run of ticket decoding and request dispatch (nightly + cargo-fuzz).
+fuzz-smoke: setup
+	@scripts/fuzz.sh 10
+
+## A longer fuzz run: FUZZ_SECONDS per target (default 300).
+fuzz: setup
+	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
+
+## Everything: lint, native tests, a short fuzz run, component tests in Chromium, end-to-end tests of the release build.
+test: setup lint test-native fuzz-smoke test-wasm test-e2e
 	@echo "make test: all suites passed"
 
 ## Screenshots of the release build at 1280/375 px, light/dark, into target/screenshots/.

@@ -35,6 +35,11 @@ if [ "$("$ROOT/tools/node_modules/.bin/wasm-opt" --version 2>/dev/null | awk '{p
   npm install --prefix tools --no-audit --no-fund --loglevel=error "binaryen@$BINARYEN_VERSION"
 fi
 
+if cargo +nightly --version >/dev/null 2>&1 && ! cargo fuzz --version >/dev/null 2>&1; then
+  say "installing cargo-fuzz (nightly is present)"
+  cargo install --locked cargo-fuzz@0.13.2
+fi
+
 if [ "${SKIP_BROWSER:-}" != 1 ]; then
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     say "installing Debian chromium and chromium-driver"
