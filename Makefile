@@ -5,7 +5,7 @@ export PATH := $(CURDIR)/tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 PUBLIC_URL ?= ./
 
-.PHONY: setup serve dist lint test test-native test-wasm test-e2e fuzz-smoke fuzz screenshots clean
+.PHONY: setup serve dist lint test test-native test-wasm test-e2e interop bench fuzz-smoke fuzz screenshots clean
 
 setup:
 	@scripts/setup.sh
@@ -33,6 +33,14 @@ test-wasm: setup
 test-e2e: dist
 	cd e2e && npm test
 
+## Interop with real peers: conformance suite, TypeScript and Python SDKs (installs them into .cache/peers).
+interop: setup
+	scripts/interop.sh
+
+## Figures, not tests: ticket round trips per second against mrtr-server and the SDK servers.
+bench: setup
+	scripts/bench.sh
+
 ## A short fuzz run of ticket decoding and request dispatch (nightly + cargo-fuzz).
 fuzz-smoke: setup
 	@scripts/fuzz.sh 10
@@ -41,8 +49,9 @@ fuzz-smoke: setup
 fuzz: setup
 	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
 
-## Everything: lint, native tests, a short fuzz run, component tests in Chromium, end-to-end tests of the release build.
-test: setup lint test-native fuzz-smoke test-wasm test-e2e
+## Everything: lint, native tests, a short fuzz run, component tests in Chromium, end-to-end tests of the
+## release build, interop with real MCP peers.
+test: setup lint test-native fuzz-smoke test-wasm test-e2e interop
 	@echo "make test: all suites passed"
 
 ## Screenshots of the release build at 1280/375 px, light/dark, into target/screenshots/.

@@ -267,7 +267,7 @@ impl Connection {
             if ResultType::of(&result) != Ok(ResultType::InputRequired) {
                 let mut r = result;
                 if let Some(m) = r.as_object_mut() {
-                    m.remove("resultType");
+                    m.shift_remove("resultType");
                 }
                 out.outgoing.push(response(&call.original_id, r));
                 return out;

@@ -1,0 +1,122 @@
+//! mrtr-server: the MRTR Lab server over Streamable HTTP (`--http ADDR`) or stdio (`--stdio`).
+//!
+//! Principals follow the lesson's demo convention, not a real auth system: on HTTP,
+//! `Authorization: Bearer bob-token` is bob and no header is anonymous; on stdio the one
+//! process user is the principal.
+
+use clap::{ArgGroup, Parser};
+use mrtr_core::ticket::Seal;
+use mrtr_core::Principal;
+use mrtr_native::{parse_key_hex, ServerOptions};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mrtr-server",
+    version,
+    about = "MCP 2026-07-28 server with multi round-trip requests (and the 2025-11-25 shim on stdio)"
+)]
+#[command(group(ArgGroup::new("transport").required(true).args(["http", "stdio"])))]
+struct Args {
+    /// Serve stateless Streamable HTTP at http://ADDR/mcp (port 0 picks a free port).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
+    /// Serve newline-delimited JSON-RPC on stdin/stdout.
+    #[arg(long)]
+    stdio: bool,
+    /// Ticket lifetime in seconds.
+    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+    ttl: u64,
+    /// Refuse a ticket's second redemption.
+    #[arg(long)]
+    single_use: bool,
+    /// hmac: signed, readable tickets; aead: sealed, unreadable tickets.
+    #[arg(long, default_value = "hmac", value_parser = ["hmac", "aead"])]
+    seal: String,
+    /// The shared ticket key as hex (at least 32 bytes). Replicas with the same key accept
+    /// each other's tickets.
+    #[arg(long, env = "MRTR_KEY", value_name = "HEX", hide_env_values = true)]
+    key_hex: Option<String>,
+    /// Print every check's outcome on stderr.
+    #[arg(long)]
+    log_checks: bool,
+}
+
+fn main() {
+    let args = Args::parse();
+    if let Err(e) = run(args) {
+        eprintln!("mrtr-server: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let secret = match &args.key_hex {
+        Some(h) => parse_key_hex(h)?,
+        None => {
+            eprintln!("mrtr-server: no --key-hex or MRTR_KEY: using a random key for this process (other replicas will refuse its tickets)");
+            mrtr_native::os::random_secret()
+        }
+    };
+    let opts = ServerOptions {
+        ttl_s: args.ttl,
+        single_use: args.single_use,
+        seal: Seal::parse(&args.seal).unwrap_or_default(),
+        secret,
+        log_checks: args.log_checks,
+    };
+    let mut server = opts.build()?;
+    if args.stdio {
+        let user = std::env::var("USER").unwrap_or_else(|_| "stdio-user".into());
+        let stdin = std::io::stdin().lock();
+        let stdout = std::io::stdout().lock();
+        return mrtr_native::stdio_front::serve(
+            &mut server,
+            stdin,
+            stdout,
+            &Principal::user(user),
+            opts.log_checks,
+        )
+        .map_err(|e| format!("stdio: {e}"));
+    }
+    let addr = args.http.unwrap_or_default();
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let local = listener.local_addr().map_err(|e| e.to_string())?;
+        eprintln!("mrtr-server: listening on http://{local}/mcp");
+        let app = mrtr_native::http_front::router(server, opts.log_checks);
+        axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown())
+            .await
+            .map_err(|e| e.to_string())
+    })
+}
+
+async fn shutdown() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => return std::future::pending().await,
+            };
+        tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+    eprintln!("mrtr-server: shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Args::command().debug_assert();
+    }
+}

@@ -1,0 +1,266 @@
+//! How `mrtr-client` reaches a server: one HTTP POST per request, or a child process
+//! speaking newline-delimited JSON-RPC. Both print every line as `-->` / `<--` when asked.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use serde_json::{json, Value};
+
+use mrtr_core::wire::META_PROTOCOL_VERSION;
+
+/// Answers a server→client request (legacy era) with its result or error object.
+pub type OnRequest<'a> = &'a mut dyn FnMut(&Value) -> Value;
+
+pub trait Transport {
+    /// Sends a request and waits for its response, answering any server→client request that
+    /// arrives first.
+    fn request(&mut self, msg: &Value, on_request: OnRequest<'_>) -> Result<Value, String>;
+    /// Sends a notification.
+    fn notify(&mut self, msg: &Value) -> Result<(), String>;
+}
+
+fn show(echo: bool, dir: &str, v: &Value) {
+    if echo {
+        println!("{dir} {v}");
+    }
+}
+
+/// Stateless Streamable HTTP.
+pub struct HttpTransport {
+    agent: ureq::Agent,
+    url: String,
+    bearer: Option<String>,
+    echo: bool,
+}
+
+impl HttpTransport {
+    pub fn new(url: &str, bearer: Option<String>, echo: bool) -> HttpTransport {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(std::time::Duration::from_secs(30)))
+            .build()
+            .into();
+        HttpTransport {
+            agent,
+            url: url.to_owned(),
+            bearer,
+            echo,
+        }
+    }
+
+    fn post(&mut self, msg: &Value) -> Result<(u16, String, String), String> {
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(v) = msg
+            .pointer("/params/_meta")
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+        {
+            req = req.header("MCP-Protocol-Version", v);
+        }
+        if let Some(m) = msg.get("method").and_then(Value::as_str) {
+            req = req.header("Mcp-Method", m);
+            let key = if m == "resources/read" { "uri" } else { "name" };
+            if matches!(m, "tools/call" | "prompts/get" | "resources/read") {
+                if let Some(n) = msg
+                    .pointer(&format!("/params/{key}"))
+                    .and_then(Value::as_str)
+                {
+                    let n = if n.is_ascii() {
+                        n.to_owned()
+                    } else {
+                        format!("=?base64?{}?=", STANDARD.encode(n))
+                    };
+                    req = req.header("Mcp-Name", &n);
+                }
+            }
+        }
+        if let Some(b) = &self.bearer {
+            req = req.header("Authorization", &format!("Bearer {b}"));
+        }
+        let mut resp = req
+            .send(msg.to_string())
+            .map_err(|e| format!("HTTP request to {} failed: {e}", self.url))?;
+        let status = resp.status().as_u16();
+        let ct = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        let body = resp
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| format!("reading the response failed: {e}"))?;
+        Ok((status, ct, body))
+    }
+}
+
+/// The JSON-RPC messages in a `text/event-stream` body.
+pub fn sse_messages(body: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut data = String::new();
+    for line in body.lines().chain(std::iter::once("")) {
+        if let Some(d) = line.strip_prefix("data:") {
+            if !data.is_empty() {
+                data.push('\n');
+            }
+            data.push_str(d.strip_prefix(' ').unwrap_or(d));
+        } else if line.is_empty() && !data.is_empty() {
+            if let Ok(v) = serde_json::from_str(&data) {
+                out.push(v);
+            }
+            data.clear();
+        }
+    }
+    out
+}
+
+impl Transport for HttpTransport {
+    fn request(&mut self, msg: &Value, _on_request: OnRequest<'_>) -> Result<Value, String> {
+        show(self.echo, "-->", msg);
+        let (status, ct, body) = self.post(msg)?;
+        let messages = if ct.starts_with("text/event-stream") {
+            sse_messages(&body)
+        } else {
+            match serde_json::from_str::<Value>(&body) {
+                Ok(v) => vec![v],
+                Err(_) => {
+                    return Err(format!(
+                        "HTTP {status}: the body is not JSON: {}",
+                        body.chars().take(200).collect::<String>()
+                    ))
+                }
+            }
+        };
+        let id = msg.get("id");
+        let found = messages
+            .into_iter()
+            .find(|m| m.get("id") == id && (m.get("result").is_some() || m.get("error").is_some()))
+            .ok_or_else(|| {
+                format!(
+                    "HTTP {status}: no response for id {}",
+                    id.cloned().unwrap_or_default()
+                )
+            })?;
+        show(self.echo, "<--", &found);
+        Ok(found)
+    }
+
+    fn notify(&mut self, msg: &Value) -> Result<(), String> {
+        show(self.echo, "-->", msg);
+        self.post(msg).map(|_| ())
+    }
+}
+
+/// A server run as a child process.
+pub struct StdioTransport {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    echo: bool,
+}
+
+impl StdioTransport {
+    pub fn spawn(command: &[String], echo: bool) -> Result<StdioTransport, String> {
+        let (prog, args) = command.split_first().ok_or("no server command given")?;
+        let mut child = Command::new(prog)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("could not start {prog}: {e}"))?;
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        Ok(StdioTransport {
+            child,
+            stdin,
+            stdout,
+            echo,
+        })
+    }
+
+    fn write(&mut self, msg: &Value) -> Result<(), String> {
+        show(self.echo, "-->", msg);
+        let stdin = self.stdin.as_mut().ok_or("the server's stdin is closed")?;
+        writeln!(stdin, "{msg}")
+            .and_then(|_| stdin.flush())
+            .map_err(|e| format!("writing to the server failed: {e}"))
+    }
+}
+
+impl Transport for StdioTransport {
+    fn request(&mut self, msg: &Value, on_request: OnRequest<'_>) -> Result<Value, String> {
+        self.write(msg)?;
+        let id = msg.get("id").cloned();
+        loop {
+            let mut line = String::new();
+            let n = self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|e| format!("reading from the server failed: {e}"))?;
+            if n == 0 {
+                return Err("the server closed its output".into());
+            }
+            let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
+                eprintln!(
+                    "[mrtr-client] ignoring a line that is not JSON: {}",
+                    line.trim()
+                );
+                continue;
+            };
+            show(self.echo, "<--", &v);
+            let is_response = v.get("result").is_some() || v.get("error").is_some();
+            if is_response && v.get("id") == id.as_ref() {
+                return Ok(v);
+            }
+            if let (Some(rid), Some(_)) = (v.get("id"), v.get("method")) {
+                let answer = on_request(&v);
+                let reply = if answer.get("code").is_some() && answer.get("message").is_some() {
+                    json!({"jsonrpc": "2.0", "id": rid, "error": answer})
+                } else {
+                    json!({"jsonrpc": "2.0", "id": rid, "result": answer})
+                };
+                self.write(&reply)?;
+            }
+        }
+    }
+
+    fn notify(&mut self, msg: &Value) -> Result<(), String> {
+        self.write(msg)
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        // Closing stdin is the graceful way to stop a stdio server; kill it if it lingers.
+        drop(self.stdin.take());
+        for _ in 0..50 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_bodies_are_split_into_messages() {
+        let body = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\nid: 2\ndata: {\"a\":\ndata: 1}\n";
+        let msgs = sse_messages(body);
+        assert_eq!(msgs.len(), 2);
+        assert_eq!(msgs[1], json!({"a": 1}));
+    }
+}

