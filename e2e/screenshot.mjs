@@ -9,11 +9,12 @@ fs.mkdirSync(out, { recursive: true });
 const site = await serve();
 const browser = await launch();
 try {
-  for (const width of [1280, 375]) {
+  const states = { start: '', end: '#w=roundtrip&step=5', tampered: '#w=roundtrip&end=tampered&step=5' };
+  for (const [name, hash] of Object.entries(states)) for (const width of [1280, 375]) {
     for (const colorScheme of ['light', 'dark']) {
-      const { page, context, problems } = await open(browser, site, { colorScheme, viewport: { width, height: 900 } });
+      const { page, context, problems } = await open(browser, site, { colorScheme, viewport: { width, height: 900 }, path: hash });
       await waitForApp(page);
-      const file = path.join(out, `page-${width}-${colorScheme}.png`);
+      const file = path.join(out, `${name}-${width}-${colorScheme}.png`);
       await page.screenshot({ path: file, fullPage: true });
       console.log(file, problems.length ? `PROBLEMS: ${problems.join('; ')}` : 'clean');
       await context.close();

@@ -1,9 +1,10 @@
-//! MRTR Lab: the page. Layers, bottom up: the protocol core (`mrtr-core`), the demo runs
-//! that drive it ([`demo`]), and the view components ([`components`]).
+//! MRTR Lab: the page. Layers, bottom up: the protocol core (`mrtr-core`), the simulated
+//! world (`mrtr-world`), app state ([`state`]: plain types with methods) and the view
+//! components ([`components`]).
 
 pub mod components;
-pub mod demo;
 pub mod panic_panel;
+pub mod state;
 
 /// Installs the panic panel and mounts the app on `<body>`.
 pub fn start() {

@@ -14,22 +14,55 @@ fn fresh_root() -> web_sys::HtmlElement {
     el.unchecked_into()
 }
 
+fn text_of(root: &web_sys::HtmlElement, sel: &str) -> String {
+    root.query_selector(sel)
+        .unwrap()
+        .map(|e| e.text_content().unwrap_or_default())
+        .unwrap_or_default()
+}
+
 #[wasm_bindgen_test]
-async fn proof_shows_the_cores_verdicts() {
+async fn round_trip_ends_with_bs_verdict_from_the_core() {
+    use mrtr_lab::state::link::Link;
     let root = fresh_root();
-    let _handle = mount_to(root.clone(), mrtr_lab::components::Proof);
+    let link = RwSignal::new(Link {
+        step: 5,
+        ..Link::default()
+    });
+    let _handle = mount_to(
+        root.clone(),
+        move || view! { <mrtr_lab::components::RoundTrip link=link/> },
+    );
     leptos::task::tick().await;
-    let text = root.text_content().unwrap_or_default();
-    assert!(text.contains("Accepted"), "{text}");
-    assert!(text.contains("Refused at the signature check"), "{text}");
-    assert!(text.contains("deployed to staging"), "{text}");
-    let ticket = root
-        .query_selector("[data-testid=ticket]")
+    assert_eq!(
+        text_of(&root, "[data-testid=verdict]"),
+        "Replica B: Accepted"
+    );
+    assert!(text_of(&root, "[data-testid=transcript]").contains("deployed to staging"));
+    assert_eq!(text_of(&root, "[data-testid=step-count]"), "6 / 6");
+
+    // Stepping back hides B's verdict; the link follows the step.
+    let back: web_sys::HtmlElement = root
+        .query_selector("[data-testid=back]")
         .unwrap()
         .unwrap()
-        .text_content()
-        .unwrap();
-    assert!(ticket.starts_with("v1."));
+        .unchecked_into();
+    back.click();
+    leptos::task::tick().await;
+    assert_eq!(text_of(&root, "[data-testid=step-count]"), "5 / 6");
+    assert_eq!(text_of(&root, "[data-testid=verdict]"), "");
+    assert_eq!(link.get_untracked().step, 4);
+
+    // The other ending, chosen through the link, is refused at the signature.
+    link.update(|l| {
+        l.ending = mrtr_world::Ending::Tampered;
+        l.step = 5;
+    });
+    leptos::task::tick().await;
+    assert_eq!(
+        text_of(&root, "[data-testid=verdict]"),
+        "Replica B: Refused at the signature check"
+    );
 }
 
 #[wasm_bindgen_test]

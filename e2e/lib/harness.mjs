@@ -53,8 +53,8 @@ export async function launch() {
 }
 
 /** Opens a page that records every sign of trouble in `problems`. */
-export async function open(browser, site, { path: sub = '', colorScheme = 'light', viewport = { width: 1280, height: 900 } } = {}) {
-  const context = await browser.newContext({ colorScheme, viewport, reducedMotion: 'no-preference' });
+export async function open(browser, site, { path: sub = '', colorScheme = 'light', viewport = { width: 1280, height: 900 }, reducedMotion = 'no-preference' } = {}) {
+  const context = await browser.newContext({ colorScheme, viewport, reducedMotion });
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -69,8 +69,8 @@ export async function open(browser, site, { path: sub = '', colorScheme = 'light
   return { page, context, problems };
 }
 
-/** Waits until the app has rendered real content (the title and the core's verdict). */
+/** Waits until the app has rendered real content: the title and a caption from the core's trace. */
 export async function waitForApp(page, timeout = 15000) {
   await page.getByTestId('title').waitFor({ timeout });
-  await page.getByTestId('verdict').first().waitFor({ timeout });
+  await page.getByTestId('caption').locator('h3').filter({ hasText: /\S/ }).first().waitFor({ timeout });
 }

@@ -10,13 +10,12 @@ after(async () => { await browser?.close(); await site?.close(); });
 
 for (const colorScheme of ['light', 'dark']) {
   test(`renders the title and the core's verdicts (${colorScheme})`, async () => {
-    const { page, context, problems } = await open(browser, site, { colorScheme });
+    const { page, context, problems } = await open(browser, site, { colorScheme, path: '#w=roundtrip&step=5' });
     await waitForApp(page);
     assert.equal(await page.getByTestId('title').textContent(), 'MRTR Lab');
-    assert.equal(await page.getByTestId('honest').getByTestId('verdict').textContent(), 'Accepted');
-    assert.equal(await page.getByTestId('honest').getByTestId('answer').textContent(), 'deployed to staging');
-    assert.equal(await page.getByTestId('edited').getByTestId('verdict').textContent(), 'Refused at the signature check');
-    assert.match(await page.getByTestId('ticket').textContent(), /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    assert.equal(await page.getByTestId('verdict').textContent(), 'Replica B: Accepted');
+    assert.match(await page.getByTestId('transcript').textContent(), /deployed to staging/);
+    assert.match(await page.getByTestId('transcript').textContent(), /"requestState": "v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}"/);
     assert.equal(await page.locator('#fatal-error').count(), 0);
     assert.deepEqual(problems, []);
     await context.close();
@@ -34,7 +33,7 @@ test('every request stays under the sub-path', async () => {
 });
 
 test('nothing scrolls sideways at 375 px', async () => {
-  const { page, context, problems } = await open(browser, site, { viewport: { width: 375, height: 800 } });
+  const { page, context, problems } = await open(browser, site, { viewport: { width: 375, height: 800 }, path: '#w=roundtrip&step=5' });
   await waitForApp(page);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.equal(overflow, 0);

@@ -1,11 +1,52 @@
 use leptos::prelude::*;
 
-use super::Proof;
+use super::RoundTrip;
+use crate::state::link::Link;
+
+fn location_hash() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+/// Puts the fragment in the address bar without adding a history entry or firing hashchange.
+fn replace_hash(fragment: &str) {
+    let Some(w) = web_sys::window() else { return };
+    if location_hash().trim_start_matches('#') == fragment {
+        return;
+    }
+    if let Ok(h) = w.history() {
+        let _ = h.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("#{fragment}")),
+        );
+    }
+}
 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
+    let (initial, notes) = Link::parse(&location_hash());
+    let link = RwSignal::new(initial);
+    let notes = RwSignal::new(notes);
+    // The URL follows the state…
+    Effect::new(move |_| {
+        let f = link.with(Link::to_fragment);
+        replace_hash(&f);
+    });
+    // …and the state follows a URL the reader edits by hand.
+    let listener = window_event_listener(leptos::ev::hashchange, move |_| {
+        let (l, n) = Link::parse(&location_hash());
+        if link.try_get_untracked() != Some(l) {
+            link.set(l);
+        }
+        notes.set(n);
+    });
+    on_cleanup(move || listener.remove());
+
     view! {
+        <a class="skip" href="#roundtrip-h">"Skip to the round trip"</a>
         <header class="masthead">
             <p class="kicker">"MCP 2026-07-28 · SEP-2322"</p>
             <h1 data-testid="title">"MRTR Lab"</h1>
@@ -21,10 +62,17 @@ pub fn App() -> impl IntoView {
             </p>
         </header>
         <main id="main">
-            <Proof/>
+            <Show when=move || !notes.with(Vec::is_empty)>
+                <div class="note" role="status" data-testid="link-note">
+                    <strong>"Some of this link could not be used, so those settings start from the beginning: "</strong>
+                    {move || notes.get().join("; ")}
+                    <button type="button" class="link-button" on:click=move |_| notes.set(Vec::new())>"Dismiss"</button>
+                </div>
+            </Show>
+            <RoundTrip link=link/>
         </main>
         <footer class="colophon">
-            <p>"Everything on this page is computed by the lab's protocol core, compiled to WebAssembly."</p>
+            <p>"Every message, ticket and verdict on this page is computed by the lab's protocol core, compiled to WebAssembly: the same code that passes the official MCP conformance suite natively."</p>
         </footer>
     }
 }

@@ -1,7 +1,9 @@
-//! View components. Each reads results computed by the core; none types a verdict by hand.
+//! View components. Each reads traces and verdicts computed by the core; none types one in.
 
 mod app;
-mod proof;
+mod check_list;
+pub mod roundtrip;
 
 pub use app::App;
-pub use proof::Proof;
+pub use check_list::CheckList;
+pub use roundtrip::RoundTrip;

@@ -1,0 +1,164 @@
+//! Where things are drawn: pure functions of the actors and of time, unit-tested, so the
+//! SVG components only bind numbers.
+
+use crate::actor::Actor;
+use crate::trace::{Event, EventKind};
+
+/// The wide diagram's coordinate box.
+pub const VIEW_W: f64 = 760.0;
+pub const VIEW_H: f64 = 340.0;
+
+/// Left to right on wide screens; top to bottom on phones, where a wide diagram would
+/// shrink its labels below reading size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    Wide,
+    Tall,
+}
+
+impl Layout {
+    pub fn view_box(self) -> (f64, f64) {
+        match self {
+            Layout::Wide => (VIEW_W, VIEW_H),
+            Layout::Tall => (360.0, 500.0),
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Layout::Wide => "wide",
+            Layout::Tall => "tall",
+        }
+    }
+
+    /// The centre of an actor's box.
+    pub fn position(self, actor: Actor) -> (f64, f64) {
+        match self {
+            Layout::Wide => position(actor),
+            Layout::Tall => match actor {
+                Actor::Host => (180.0, 50.0),
+                Actor::Client => (180.0, 160.0),
+                Actor::Balancer => (180.0, 270.0),
+                Actor::ReplicaA => (95.0, 410.0),
+                Actor::ReplicaB => (265.0, 410.0),
+                Actor::Thief => (290.0, 215.0),
+            },
+        }
+    }
+
+    /// Where a message travelling `from` → `to` is at `progress`.
+    pub fn message_point(self, from: Actor, to: Actor, progress: f64) -> (f64, f64) {
+        let (x0, y0) = self.position(from);
+        let (x1, y1) = self.position(to);
+        let t = ease(progress);
+        (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t)
+    }
+}
+
+/// The centre of an actor's box in the wide layout.
+pub fn position(actor: Actor) -> (f64, f64) {
+    match actor {
+        Actor::Host => (70.0, 150.0),
+        Actor::Client => (250.0, 150.0),
+        Actor::Balancer => (440.0, 150.0),
+        Actor::ReplicaA => (660.0, 60.0),
+        Actor::ReplicaB => (660.0, 240.0),
+        Actor::Thief => (250.0, 290.0),
+    }
+}
+
+/// Smooth start and stop.
+pub fn ease(t: f64) -> f64 {
+    let t = t.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// Where a message travelling `from` → `to` is at `progress` (0 = leaving, 1 = arrived), in
+/// the wide layout.
+pub fn message_point(from: Actor, to: Actor, progress: f64) -> (f64, f64) {
+    Layout::Wide.message_point(from, to, progress)
+}
+
+/// Within a step that plays for progress 0..1, which message is in flight and how far along
+/// it is. Messages play one after another, each for an equal share of the step.
+pub fn in_flight(events: &[Event], progress: f64) -> Option<(usize, f64)> {
+    let sent: Vec<usize> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.kind, EventKind::Sent { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    if sent.is_empty() || !(0.0..1.0).contains(&progress) {
+        return None;
+    }
+    let share = 1.0 / sent.len() as f64;
+    let slot = ((progress / share) as usize).min(sent.len() - 1);
+    Some((sent[slot], (progress - slot as f64 * share) / share))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::MessageKind;
+    use serde_json::json;
+
+    #[test]
+    fn messages_move_from_sender_to_receiver() {
+        assert_eq!(
+            message_point(Actor::Client, Actor::Balancer, 0.0),
+            position(Actor::Client)
+        );
+        assert_eq!(
+            message_point(Actor::Client, Actor::Balancer, 1.0),
+            position(Actor::Balancer)
+        );
+        assert_eq!(
+            message_point(Actor::Client, Actor::Balancer, 7.0),
+            position(Actor::Balancer)
+        );
+        let (x, y) = message_point(Actor::Client, Actor::Balancer, 0.5);
+        assert_eq!((x, y), (345.0, 150.0));
+        let (x1, _) = message_point(Actor::Client, Actor::Balancer, 0.25);
+        let (x2, _) = message_point(Actor::Client, Actor::Balancer, 0.75);
+        assert!(x1 < x && x < x2);
+    }
+
+    #[test]
+    fn actors_fit_the_view() {
+        for a in Actor::ALL {
+            let (x, y) = position(a);
+            assert!(
+                x > 40.0 && x < VIEW_W - 40.0 && y > 20.0 && y < VIEW_H - 20.0,
+                "{a:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn messages_in_a_step_play_in_turn() {
+        let sent = |id| Event {
+            id,
+            at_s: 0,
+            kind: EventKind::Sent {
+                from: Actor::Client,
+                to: Actor::Balancer,
+                kind: MessageKind::Call,
+                json: json!({}),
+            },
+        };
+        let other = Event {
+            id: 1,
+            at_s: 0,
+            kind: EventKind::Forgot {
+                replica: Actor::ReplicaA,
+            },
+        };
+        let events = vec![sent(0), other, sent(2)];
+        assert_eq!(in_flight(&events, 0.0), Some((0, 0.0)));
+        assert_eq!(in_flight(&events, 0.25), Some((0, 0.5)));
+        assert_eq!(in_flight(&events, 0.5), Some((2, 0.0)));
+        assert_eq!(in_flight(&events, 0.75), Some((2, 0.5)));
+        assert_eq!(in_flight(&events, 1.0), None);
+        assert_eq!(in_flight(&[], 0.5), None);
+    }
+}

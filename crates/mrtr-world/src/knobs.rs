@@ -1,0 +1,57 @@
+//! The world's settings. Every widget turns these, and a deep link carries them.
+
+use mrtr_core::checks::CheckPolicy;
+use mrtr_core::ticket::Seal;
+
+/// Where single use remembers redeemed tickets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StoreMode {
+    /// One store both replicas consult: a repeat is refused wherever it lands.
+    #[default]
+    Shared,
+    /// Each replica remembers only its own redemptions.
+    PerReplica,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Knobs {
+    /// Ticket lifetime in seconds.
+    pub ttl_s: u64,
+    pub seal: Seal,
+    pub single_use: bool,
+    pub store: StoreMode,
+    /// Replica B holds a different key from A (and so refuses A's tickets).
+    pub b_key_differs: bool,
+    /// The checks each replica runs.
+    pub policy_a: CheckPolicy,
+    pub policy_b: CheckPolicy,
+    /// Seed for ticket ids and nonces.
+    pub seed: u64,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs {
+            ttl_s: 120,
+            seal: Seal::Signed,
+            single_use: false,
+            store: StoreMode::Shared,
+            b_key_differs: false,
+            policy_a: CheckPolicy::default(),
+            policy_b: CheckPolicy::default(),
+            seed: 2026,
+        }
+    }
+}
+
+impl Knobs {
+    /// The policy a replica runs, with single use folded in.
+    pub fn policy(&self, replica: crate::actor::Replica) -> CheckPolicy {
+        let mut p = match replica {
+            crate::actor::Replica::A => self.policy_a,
+            crate::actor::Replica::B => self.policy_b,
+        };
+        p.single_use = self.single_use;
+        p
+    }
+}

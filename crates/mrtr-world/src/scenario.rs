@@ -1,0 +1,362 @@
+//! Scenarios: scripts of moves played on a fresh world. Captions are ours; every verdict,
+//! ticket and message in them comes from running the core.
+
+use mrtr_core::ticket::{anatomy, rewrite_payload};
+use mrtr_core::{AgreeableHost, Principal, Step as ClientStep};
+use serde_json::{json, Value};
+
+use crate::actor::{Actor, Replica};
+use crate::knobs::Knobs;
+use crate::trace::{MessageKind, Trace};
+use crate::world::World;
+
+/// How the two-replica round trip ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ending {
+    /// The ticket comes back untouched.
+    Honest,
+    /// The ticket comes back edited (staging → prod).
+    Tampered,
+}
+
+impl Ending {
+    pub fn id(self) -> &'static str {
+        match self {
+            Ending::Honest => "honest",
+            Ending::Tampered => "tampered",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Ending> {
+        match s {
+            "honest" => Some(Ending::Honest),
+            "tampered" => Some(Ending::Tampered),
+            _ => None,
+        }
+    }
+}
+
+/// What a client that edits its ticket does: rewrite the readable payload (staging → prod)
+/// and keep the signature; a sealed ticket cannot be read, so it flips one character.
+pub fn tamper(ticket: &str) -> (String, String) {
+    if let Ok(edited) = rewrite_payload(ticket, |p| p.replace("staging", "prod")) {
+        if edited != ticket {
+            return (
+                edited,
+                "changed \"staging\" to \"prod\" in the readable payload, kept the signature"
+                    .into(),
+            );
+        }
+    }
+    let mid = anatomy(ticket)
+        .map(|a| (a.body.start + a.body.end) / 2)
+        .unwrap_or(ticket.len() / 2);
+    let mut chars: Vec<char> = ticket.chars().collect();
+    if let Some(c) = chars.get_mut(mid) {
+        *c = if *c == 'A' { 'B' } else { 'A' };
+    }
+    (
+        chars.into_iter().collect(),
+        format!("the payload is sealed and unreadable, so changed character {mid} blindly"),
+    )
+}
+
+fn deploy_params(env: &str) -> Value {
+    json!({"name": "deploy", "arguments": {"env": env}})
+}
+
+fn check_sentence(verdict: &mrtr_core::Verdict) -> String {
+    match verdict.first_failure() {
+        None => "every check passed".to_owned(),
+        Some((check, reason)) => format!(
+            "the {} check failed ({reason})",
+            check.question().to_lowercase()
+        ),
+    }
+}
+
+/// The lesson's six steps: the call lands on A, A asks and forgets, the host asks the user,
+/// the client retries, the balancer picks B, B checks the ticket and finishes (or refuses).
+pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
+    let mut w = World::new(knobs);
+    let bob = Principal::user("bob");
+
+    let (mut call, first) = w.client.begin("tools/call", deploy_params("staging"));
+    w.send(
+        Actor::Client,
+        Actor::Balancer,
+        MessageKind::Call,
+        first.clone(),
+    );
+    w.route(Replica::A, "round robin: A is next");
+    w.send(
+        Actor::Balancer,
+        Actor::ReplicaA,
+        MessageKind::Call,
+        first.clone(),
+    );
+    w.step(
+        "1. The call lands on replica A",
+        "bob's client calls deploy with env \"staging\". The load balancer happens to send it to replica A.",
+        Actor::Balancer,
+    );
+
+    let reply = w.serve(Replica::A, &bob, &first);
+    let Some(resp) = reply.response.clone() else {
+        return w.finish();
+    };
+    let asked = resp.pointer("/result/resultType") == Some(&json!("input_required"));
+    w.send(
+        Actor::ReplicaA,
+        Actor::Balancer,
+        if asked {
+            MessageKind::InputRequired
+        } else {
+            MessageKind::Error
+        },
+        resp.clone(),
+    );
+    w.send(
+        Actor::Balancer,
+        Actor::Client,
+        if asked {
+            MessageKind::InputRequired
+        } else {
+            MessageKind::Error
+        },
+        resp.clone(),
+    );
+    w.forgot(Replica::A);
+    if !asked {
+        w.step(
+            "2. Replica A refuses the call",
+            "Replica A answered with an error instead of a question.",
+            Actor::ReplicaA,
+        );
+        return w.finish();
+    }
+    w.step(
+        "2. A asks, seals its work in a ticket, and forgets",
+        "A needs a confirmation first. Rather than ask mid-call, it ends the call with input_required: the question goes in inputRequests, and what it has worked out (deploy, staging, for bob) goes into a signed requestState ticket. Then A keeps nothing.",
+        Actor::ReplicaA,
+    );
+
+    let question = resp
+        .pointer("/result/inputRequests")
+        .cloned()
+        .unwrap_or(Value::Null);
+    w.send(Actor::Client, Actor::Host, MessageKind::Question, question);
+    w.set_time(8);
+    let mut host = AgreeableHost::with(json!({"confirm": true}));
+    let ClientStep::Retry(mut retry) = w.client.on_response(&mut call, &resp, &mut host) else {
+        return w.finish();
+    };
+    let answers = retry
+        .pointer("/params/inputResponses")
+        .cloned()
+        .unwrap_or(Value::Null);
+    w.send(Actor::Host, Actor::Client, MessageKind::Answer, answers);
+    w.step(
+        "3. The host asks the user",
+        "The host shows bob the question, and he confirms 8 seconds later. It can ask only because the client declared the elicitation capability in its request.",
+        Actor::Host,
+    );
+
+    if ending == Ending::Tampered {
+        let ticket = retry
+            .pointer("/params/requestState")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let (edited, what) = tamper(&ticket);
+        w.edited(Actor::Client, &ticket, &edited, what);
+        retry["params"]["requestState"] = json!(edited);
+    }
+    w.send(
+        Actor::Client,
+        Actor::Balancer,
+        MessageKind::Retry,
+        retry.clone(),
+    );
+    w.step(
+        "4. The client sends the same call again",
+        match ending {
+            Ending::Honest => "Same method and arguments, a new id, the answer in inputResponses, and the ticket copied back byte for byte.",
+            Ending::Tampered => "Same method and arguments and a new id, but this time the ticket was edited on the way back: staging became prod.",
+        },
+        Actor::Client,
+    );
+
+    w.route(Replica::B, "round robin: B is next");
+    w.send(
+        Actor::Balancer,
+        Actor::ReplicaB,
+        MessageKind::Retry,
+        retry.clone(),
+    );
+    w.step(
+        "5. The balancer picks replica B",
+        "B has never seen this deploy. Everything it needs is in the request.",
+        Actor::Balancer,
+    );
+
+    let reply = w.serve(Replica::B, &bob, &retry);
+    let resp = reply.response.clone().unwrap_or(Value::Null);
+    let kind = if reply.error().is_some() {
+        MessageKind::Error
+    } else {
+        MessageKind::Complete
+    };
+    w.send(Actor::ReplicaB, Actor::Balancer, kind, resp.clone());
+    w.send(Actor::Balancer, Actor::Client, kind, resp);
+    w.forgot(Replica::B);
+    let verdict = reply.verdict().cloned();
+    let (title, caption) = match (&verdict, reply.error()) {
+        (Some(v), None) => (
+            "6. B checks the ticket and finishes".to_owned(),
+            format!(
+                "B checks the ticket: {}. It reads the work back out of the ticket and answers \"{}\". No replica had to remember anything.",
+                check_sentence(v),
+                reply.result().and_then(|r| r.pointer("/content/0/text")).and_then(Value::as_str).unwrap_or("")
+            ),
+        ),
+        (Some(v), Some(e)) => (
+            format!("6. B refuses at the {} check", v.first_failure().map(|(c, _)| c.id()).unwrap_or("first")),
+            format!(
+                "B checks the ticket: {}. The client only sees the uniform error {} \"{}\"; the reason stays in B's log.",
+                check_sentence(v),
+                e.code,
+                e.message
+            ),
+        ),
+        (None, _) => ("6. B answers".to_owned(), "B answered without checking a ticket.".to_owned()),
+    };
+    w.step(title, caption, Actor::ReplicaB);
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::EventKind;
+    use mrtr_core::ticket::Seal;
+
+    #[test]
+    fn the_honest_round_trip_has_six_steps_and_deploys() {
+        let t = round_trip(Knobs::default(), Ending::Honest);
+        assert_eq!(t.steps.len(), 6);
+        assert_eq!(t.outcome(), Some(Ok("deployed to staging")));
+        assert_eq!(t.verdict().unwrap().symbols(), "✓✓✓✓✓");
+        let routes: Vec<Actor> = t
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Routed { to, .. } => Some(*to),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(routes, [Actor::ReplicaA, Actor::ReplicaB]);
+        let minted_by: Vec<Actor> = t
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::TicketMinted { by, .. } => Some(*by),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(minted_by, [Actor::ReplicaA]);
+        let checked_by: Vec<Actor> = t
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Checked { by, .. } => Some(*by),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(checked_by, [Actor::ReplicaB]);
+    }
+
+    #[test]
+    fn the_retry_is_the_call_with_a_new_id_the_answer_and_the_same_ticket() {
+        let t = round_trip(Knobs::default(), Ending::Honest);
+        let msgs = t.messages_until(t.steps.len() - 1);
+        let call = match &msgs[0].1.kind {
+            EventKind::Sent { json, .. } => json.clone(),
+            _ => unreachable!(),
+        };
+        let retry = msgs
+            .iter()
+            .find_map(|(_, e)| match &e.kind {
+                EventKind::Sent {
+                    kind: MessageKind::Retry,
+                    json,
+                    ..
+                } => Some(json.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert_ne!(call["id"], retry["id"]);
+        assert_eq!(retry["params"]["requestState"].as_str(), t.minted_ticket());
+        let mut stripped = retry.clone();
+        let p = stripped["params"].as_object_mut().unwrap();
+        p.shift_remove("inputResponses");
+        p.shift_remove("requestState");
+        stripped["id"] = call["id"].clone();
+        assert_eq!(stripped, call);
+    }
+
+    #[test]
+    fn the_tampered_ending_is_refused_at_the_signature() {
+        let t = round_trip(Knobs::default(), Ending::Tampered);
+        assert_eq!(t.verdict().unwrap().symbols(), "✗––––");
+        assert!(t.outcome().unwrap().unwrap_err().is_invalid_request_state());
+        assert!(t.steps[5].title.contains("signature"));
+        let sealed = round_trip(
+            Knobs {
+                seal: Seal::Sealed,
+                ..Knobs::default()
+            },
+            Ending::Tampered,
+        );
+        assert_eq!(sealed.verdict().unwrap().symbols(), "✗––––");
+    }
+
+    #[test]
+    fn without_the_signature_check_the_edit_deploys_to_prod() {
+        let mut knobs = Knobs::default();
+        knobs.policy_b.signature = false;
+        let t = round_trip(knobs, Ending::Tampered);
+        assert_eq!(t.outcome(), Some(Ok("deployed to prod")));
+    }
+
+    #[test]
+    fn replica_b_with_another_key_refuses_an_honest_ticket() {
+        let t = round_trip(
+            Knobs {
+                b_key_differs: true,
+                ..Knobs::default()
+            },
+            Ending::Honest,
+        );
+        assert_eq!(t.verdict().unwrap().symbols(), "✗––––");
+    }
+
+    #[test]
+    fn the_same_knobs_give_the_same_trace() {
+        assert_eq!(
+            round_trip(Knobs::default(), Ending::Honest),
+            round_trip(Knobs::default(), Ending::Honest)
+        );
+        let other = round_trip(
+            Knobs {
+                seed: 7,
+                ..Knobs::default()
+            },
+            Ending::Honest,
+        );
+        assert_ne!(
+            other.minted_ticket(),
+            round_trip(Knobs::default(), Ending::Honest).minted_ticket()
+        );
+    }
+}

@@ -1,0 +1,140 @@
+//! What happened, in order: the trace every view draws from.
+
+use mrtr_core::ticket::Claims;
+use mrtr_core::{RpcError, Verdict};
+use serde_json::Value;
+
+use crate::actor::Actor;
+
+/// What a message is, for captions and colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageKind {
+    Call,
+    InputRequired,
+    Question,
+    Answer,
+    Retry,
+    Complete,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind {
+    /// A message crossed an edge. `json` is the exact JSON-RPC message where there is one
+    /// (host↔client traffic is the host's own UI, shown as a plain object).
+    Sent {
+        from: Actor,
+        to: Actor,
+        kind: MessageKind,
+        json: Value,
+    },
+    /// The balancer chose a replica.
+    Routed {
+        to: Actor,
+        why: String,
+    },
+    TicketMinted {
+        by: Actor,
+        ticket: String,
+        claims: Claims,
+    },
+    /// A replica ran the checks on a returned ticket.
+    Checked {
+        by: Actor,
+        ticket: String,
+        verdict: Verdict,
+    },
+    /// A replica finished answering and kept nothing.
+    Forgot {
+        replica: Actor,
+    },
+    /// The ticket was changed on its way back.
+    Edited {
+        by: Actor,
+        before: String,
+        after: String,
+        what: String,
+    },
+    /// The virtual clock moved on.
+    ClockAdvanced {
+        to_s: u64,
+    },
+    Completed {
+        by: Actor,
+        text: String,
+    },
+    Refused {
+        by: Actor,
+        error: RpcError,
+        detail: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Stable within a trace: its position.
+    pub id: usize,
+    /// Seconds since the scenario began, on the virtual clock.
+    pub at_s: u64,
+    pub kind: EventKind,
+}
+
+/// A step of the story: a caption over a run of events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub title: String,
+    pub caption: String,
+    /// Indices into `Trace::events`.
+    pub events: std::ops::Range<usize>,
+    /// The actor the step is about.
+    pub focus: Actor,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Trace {
+    pub events: Vec<Event>,
+    pub steps: Vec<Step>,
+}
+
+impl Trace {
+    pub fn step_events(&self, step: usize) -> &[Event] {
+        self.steps
+            .get(step)
+            .map(|s| &self.events[s.events.clone()])
+            .unwrap_or(&[])
+    }
+
+    /// Messages that carried JSON-RPC, up to and including `step`.
+    pub fn messages_until(&self, step: usize) -> Vec<(usize, &Event)> {
+        let end = self.steps.get(step).map(|s| s.events.end).unwrap_or(0);
+        self.events[..end]
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::Sent { json, .. } if json.get("jsonrpc").is_some()))
+            .map(|e| (e.id, e))
+            .collect()
+    }
+
+    /// The first verdict in the trace.
+    pub fn verdict(&self) -> Option<&Verdict> {
+        self.events.iter().find_map(|e| match &e.kind {
+            EventKind::Checked { verdict, .. } => Some(verdict),
+            _ => None,
+        })
+    }
+
+    pub fn minted_ticket(&self) -> Option<&str> {
+        self.events.iter().find_map(|e| match &e.kind {
+            EventKind::TicketMinted { ticket, .. } => Some(ticket.as_str()),
+            _ => None,
+        })
+    }
+
+    /// How the story ended: the completed text or the refusal.
+    pub fn outcome(&self) -> Option<Result<&str, &RpcError>> {
+        self.events.iter().rev().find_map(|e| match &e.kind {
+            EventKind::Completed { text, .. } => Some(Ok(text.as_str())),
+            EventKind::Refused { error, .. } => Some(Err(error)),
+            _ => None,
+        })
+    }
+}

@@ -1,0 +1,202 @@
+//! The world: a virtual clock, seeded randomness, two replicas of the real server behind a
+//! balancer, and the real client. It records everything into a trace as it goes; a scenario
+//! is plain code that drives it, so the same knobs always give the same trace, byte for byte.
+
+use std::sync::{Arc, Mutex};
+
+use mrtr_core::redemption::MemoryStore;
+use mrtr_core::ticket::{Codec, Key, Keyring};
+use mrtr_core::wire::ClientCapabilities;
+use mrtr_core::{
+    CallContext, Client, FixedClock, Principal, Reply, SeededEntropy, Server, ServerConfig,
+    TraceEvent,
+};
+use serde_json::Value;
+
+use crate::actor::{Actor, Replica};
+use crate::knobs::{Knobs, StoreMode};
+use crate::trace::{Event, EventKind, MessageKind, Step, Trace};
+
+/// The simulation's epoch (2027-01-15): tickets carry plausible absolute times.
+pub const EPOCH_S: u64 = 1_800_000_000;
+/// The key every replica shares by default (32 bytes).
+pub const SHARED_SECRET: &[u8; 32] = b"mrtr-lab demo key, shared by A+B";
+/// The key replica B holds when the knob says it differs.
+pub const OTHER_SECRET: &[u8; 32] = b"replica B's own key, not shared!";
+
+pub struct World {
+    pub knobs: Knobs,
+    now_s: u64,
+    rng: SeededEntropy,
+    replicas: [Server; 2],
+    pub client: Client,
+    trace: Trace,
+    step_start: usize,
+}
+
+impl World {
+    pub fn new(knobs: Knobs) -> World {
+        let key = |id: &str, secret: &[u8; 32]| {
+            Key::new(id, secret).unwrap_or_else(|_| unreachable!("32-byte demo keys"))
+        };
+        let replica = |r: Replica, secret: &[u8; 32], kid: &str| {
+            Server::new(
+                ServerConfig {
+                    name: format!("replica-{}", r.name().to_lowercase()),
+                    ttl_s: knobs.ttl_s,
+                    policy: knobs.policy(r),
+                    ..ServerConfig::default()
+                },
+                Codec::new(Keyring::new(key(kid, secret)), knobs.seal),
+                mrtr_core::fixtures::catalog(),
+            )
+        };
+        let mut a = replica(Replica::A, SHARED_SECRET, "k1");
+        let mut b = if knobs.b_key_differs {
+            replica(Replica::B, OTHER_SECRET, "kb")
+        } else {
+            replica(Replica::B, SHARED_SECRET, "k1")
+        };
+        if knobs.store == StoreMode::Shared {
+            let shared = Arc::new(Mutex::new(MemoryStore::default()));
+            a = a.with_store(Box::new(shared.clone()));
+            b = b.with_store(Box::new(shared));
+        }
+        let caps = ClientCapabilities {
+            elicitation_form: true,
+            ..Default::default()
+        };
+        World {
+            knobs,
+            now_s: 0,
+            rng: SeededEntropy::new(knobs.seed),
+            replicas: [a, b],
+            client: Client::new(caps, "mrtr-lab-client", "1.0.0").with_first_id(2),
+            trace: Trace::default(),
+            step_start: 0,
+        }
+    }
+
+    /// Seconds since the scenario began.
+    pub fn now_s(&self) -> u64 {
+        self.now_s
+    }
+
+    fn push(&mut self, kind: EventKind) {
+        let id = self.trace.events.len();
+        self.trace.events.push(Event {
+            id,
+            at_s: self.now_s,
+            kind,
+        });
+    }
+
+    /// Moves the clock to `to_s` (never backwards).
+    pub fn set_time(&mut self, to_s: u64) {
+        if to_s != self.now_s {
+            self.now_s = to_s.max(self.now_s);
+            self.push(EventKind::ClockAdvanced { to_s: self.now_s });
+        }
+    }
+
+    pub fn send(&mut self, from: Actor, to: Actor, kind: MessageKind, json: Value) {
+        self.push(EventKind::Sent {
+            from,
+            to,
+            kind,
+            json,
+        });
+    }
+
+    pub fn route(&mut self, to: Replica, why: impl Into<String>) {
+        self.push(EventKind::Routed {
+            to: to.actor(),
+            why: why.into(),
+        });
+    }
+
+    pub fn forgot(&mut self, replica: Replica) {
+        self.push(EventKind::Forgot {
+            replica: replica.actor(),
+        });
+    }
+
+    pub fn edited(&mut self, by: Actor, before: &str, after: &str, what: impl Into<String>) {
+        self.push(EventKind::Edited {
+            by,
+            before: before.to_owned(),
+            after: after.to_owned(),
+            what: what.into(),
+        });
+    }
+
+    /// Ends the current step: everything recorded since the last one belongs to it.
+    pub fn step(&mut self, title: impl Into<String>, caption: impl Into<String>, focus: Actor) {
+        let end = self.trace.events.len();
+        self.trace.steps.push(Step {
+            title: title.into(),
+            caption: caption.into(),
+            events: self.step_start..end,
+            focus,
+        });
+        self.step_start = end;
+    }
+
+    /// A replica handles one message from `principal` at the current time, and the trace
+    /// records what it did (tickets minted and checked, the completion or refusal).
+    pub fn serve(&mut self, replica: Replica, principal: &Principal, msg: &Value) -> Reply {
+        let clock = FixedClock((EPOCH_S + self.now_s) * 1000);
+        let reply = self.replicas[replica.index()].handle(
+            msg,
+            &mut CallContext {
+                principal,
+                clock: &clock,
+                entropy: &mut self.rng,
+            },
+        );
+        let by = replica.actor();
+        for e in &reply.trace {
+            let kind = match e {
+                TraceEvent::TicketMinted { ticket, claims } => EventKind::TicketMinted {
+                    by,
+                    ticket: ticket.clone(),
+                    claims: claims.clone(),
+                },
+                TraceEvent::TicketChecked { ticket, verdict } => EventKind::Checked {
+                    by,
+                    ticket: ticket.clone(),
+                    verdict: verdict.clone(),
+                },
+                TraceEvent::Refused { error, detail } => EventKind::Refused {
+                    by,
+                    error: error.clone(),
+                    detail: detail.clone(),
+                },
+                TraceEvent::Completed => EventKind::Completed {
+                    by,
+                    text: reply
+                        .result()
+                        .and_then(|r| r.pointer("/content/0/text"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("completed")
+                        .to_owned(),
+                },
+                TraceEvent::Asked { .. } => continue,
+            };
+            self.push(kind);
+        }
+        reply
+    }
+
+    /// How many tickets the replica has recorded as redeemed (its own or the shared store).
+    pub fn redeemed(&self, replica: Replica) -> usize {
+        self.replicas[replica.index()].redeemed_count()
+    }
+
+    pub fn finish(mut self) -> Trace {
+        if self.step_start < self.trace.events.len() {
+            self.step("The end", "", Actor::Client);
+        }
+        self.trace
+    }
+}

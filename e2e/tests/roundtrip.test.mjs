@@ -1,0 +1,98 @@
+// The two-replica round trip: play it, take the other ending, step by keyboard, deep links.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+
+let site, browser;
+before(async () => { site = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await site?.close(); });
+
+const stepCount = (page) => page.getByTestId('step-count').textContent();
+
+test('plays to the end and deploys to staging', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  assert.equal(await stepCount(page), '1 / 6');
+  await page.locator('select').selectOption('4');
+  await page.getByTestId('play').click();
+  await page.getByTestId('verdict').waitFor({ timeout: 15000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=play]')?.textContent.includes('Play'), null, { timeout: 15000 });
+  assert.equal(await stepCount(page), '6 / 6');
+  assert.equal(await page.getByTestId('verdict').textContent(), 'Replica B: Accepted');
+  assert.match(await page.getByTestId('caption').textContent(), /deployed to staging/);
+  assert.match(page.url(), /#w=roundtrip&step=5&speed=4$/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the edited ticket is refused by B at the signature check', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  await page.getByText('Ticket edited to prod').click();
+  for (let i = 0; i < 5; i++) await page.getByTestId('forward').click();
+  assert.equal(await page.getByTestId('verdict').textContent(), 'Replica B: Refused at the signature check');
+  const rows = await page.locator('.checks li').evaluateAll((els) => els.map((e) => e.dataset.check + ':' + e.querySelector('.word').textContent));
+  assert.deepEqual(rows, ['signature:failed', 'principal:not reached', 'expiry:not reached', 'request:not reached', 'answer:not reached']);
+  assert.match(await page.getByTestId('transcript').textContent(), /Invalid or expired requestState/);
+  assert.match(page.url(), /end=tampered/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('steps forward and back by keyboard, and shows the help', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  await page.getByTestId('forward').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await stepCount(page), '3 / 6');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await stepCount(page), '2 / 6');
+  await page.keyboard.press('?');
+  await page.getByTestId('help').waitFor();
+  assert.match(await page.getByTestId('help').textContent(), /play or pause/);
+  await page.keyboard.press('Escape');
+  assert.equal(await page.getByTestId('help').count(), 0);
+  await page.keyboard.press('Home');
+  assert.equal(await stepCount(page), '1 / 6');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a reloaded deep link lands on the same step', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  for (let i = 0; i < 3; i++) await page.getByTestId('forward').click();
+  const caption = await page.getByTestId('caption').textContent();
+  await page.reload();
+  await waitForApp(page);
+  assert.equal(await stepCount(page), '4 / 6');
+  assert.equal(await page.getByTestId('caption').textContent(), caption);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a malformed link falls back to the start with a visible note', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=nope&step=banana&ttl=-3&%%%' });
+  await waitForApp(page);
+  assert.equal(await stepCount(page), '1 / 6');
+  const note = await page.getByTestId('link-note').textContent();
+  assert.match(note, /no widget called "nope"/);
+  assert.match(note, /step="banana"/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('with reduced motion it still plays, stepping without moving messages', async () => {
+  const { page, context, problems } = await open(browser, site, { reducedMotion: 'reduce' });
+  await waitForApp(page);
+  await page.locator('select').selectOption('4');
+  await page.getByTestId('play').click();
+  await page.waitForTimeout(300);
+  // Mid-play, the one message shown sits on an actor, never between two.
+  const cx = await page.locator('.diagram.wide [data-testid=message] circle').getAttribute('cx');
+  assert.ok(['70', '250', '440', '660'].includes(cx), `message at x=${cx}`);
+  await page.getByTestId('verdict').waitFor({ timeout: 15000 });
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -1,0 +1,66 @@
+//! A verdict as rows the page shows: symbol and word (never colour alone), and the reason.
+
+use mrtr_core::checks::{Check, Status};
+use mrtr_core::Verdict;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckRow {
+    pub id: &'static str,
+    pub question: &'static str,
+    pub symbol: &'static str,
+    pub word: &'static str,
+    pub reason: Option<String>,
+}
+
+/// One row per check; single use only when it is on.
+pub fn check_rows(verdict: &Verdict) -> Vec<CheckRow> {
+    verdict
+        .outcomes
+        .iter()
+        .filter(|o| o.check != Check::SingleUse || o.status != Status::Off)
+        .map(|o| CheckRow {
+            id: o.check.id(),
+            question: o.check.question(),
+            symbol: o.status.symbol(),
+            word: o.status.word(),
+            reason: match &o.status {
+                Status::Failed(r) => Some(r.to_string()),
+                _ => None,
+            },
+        })
+        .collect()
+}
+
+/// "Accepted" or "Refused at the … check".
+pub fn headline(verdict: &Verdict) -> String {
+    match verdict.first_failure() {
+        None => "Accepted".into(),
+        Some((c, _)) => format!("Refused at the {} check", c.id()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrtr_world::{round_trip, Ending, Knobs};
+
+    #[test]
+    fn rows_come_from_the_cores_verdict() {
+        let t = round_trip(Knobs::default(), Ending::Tampered);
+        let v = t.verdict().unwrap();
+        let rows = check_rows(v);
+        assert_eq!(rows.iter().map(|r| r.symbol).collect::<String>(), "✗––––");
+        assert_eq!(rows[0].word, "failed");
+        assert!(rows[0].reason.as_deref().unwrap().contains("signature"));
+        assert_eq!(headline(v), "Refused at the signature check");
+        let t = round_trip(
+            Knobs {
+                single_use: true,
+                ..Knobs::default()
+            },
+            Ending::Honest,
+        );
+        assert_eq!(check_rows(t.verdict().unwrap()).len(), 6);
+        assert_eq!(headline(t.verdict().unwrap()), "Accepted");
+    }
+}

@@ -1,0 +1,168 @@
+//! Pretty-printed JSON as tokens, with the MRTR fields marked for explanation and the
+//! differences between a call and its retry marked for highlighting. Pure: tested natively.
+
+use mrtr_world::diff::{Change, FieldChange};
+use serde_json::Value;
+
+/// One run of text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub text: String,
+    /// The key this token names, when the page explains it.
+    pub field: Option<&'static str>,
+    pub change: Option<Change>,
+}
+
+/// What each explained field means, in the lab's words.
+pub fn explain(key: &str) -> Option<(&'static str, &'static str)> {
+    let text = match key {
+        "jsonrpc" => "Always \"2.0\": every MCP message is JSON-RPC.",
+        "id" => "Pairs a response with its request. The retry is a new request, so it must use a new id.",
+        "method" => "What is asked for. The retry repeats it unchanged.",
+        "params" => "The request's details, and the MCP envelope in _meta.",
+        "_meta" => "The per-request envelope: protocol version, client info and declared capabilities. It travels with every request because the server remembers nothing in between.",
+        "io.modelcontextprotocol/clientCapabilities" => "What this client can do for the server. The server may only ask for kinds declared here, in this very request.",
+        "io.modelcontextprotocol/protocolVersion" => "The protocol revision of this request. Unknown versions get -32022 with the supported list.",
+        "name" => "The tool to call.",
+        "arguments" => "The tool's arguments. The ticket carries a digest of them, so a staging ticket cannot be spent on prod.",
+        "result" => "A successful answer. Asking for input is also a result, not an error.",
+        "resultType" => "\"complete\" means done; \"input_required\" means the server needs answers before it can finish.",
+        "inputRequests" => "The server's questions, under keys it chose. Each is an elicitation, sampling or roots request.",
+        "requestState" => "The ticket: the server's half-done work, signed. The client sends it back byte for byte and never reads or changes it.",
+        "inputResponses" => "The answers, under the same keys as the questions.",
+        "content" => "What the tool returns.",
+        "error" => "A refusal. A bad ticket always gets the same -32602, whatever the real reason.",
+        _ => return None,
+    };
+    // The static key is what the page uses as an anchor.
+    let id = match key {
+        "jsonrpc" => "jsonrpc",
+        "id" => "id",
+        "method" => "method",
+        "params" => "params",
+        "_meta" => "_meta",
+        "io.modelcontextprotocol/clientCapabilities" => "clientCapabilities",
+        "io.modelcontextprotocol/protocolVersion" => "protocolVersion",
+        "name" => "name",
+        "arguments" => "arguments",
+        "result" => "result",
+        "resultType" => "resultType",
+        "inputRequests" => "inputRequests",
+        "requestState" => "requestState",
+        "inputResponses" => "inputResponses",
+        "content" => "content",
+        _ => "error",
+    };
+    Some((id, text))
+}
+
+/// Tokens of `value`, indented by two spaces. `changes` marks keys (top level, and one level
+/// under `params`) that differ from the call.
+pub fn tokens(value: &Value, changes: &[FieldChange]) -> Vec<Token> {
+    let mut out = Vec::new();
+    write(value, 0, "", changes, &mut out);
+    out
+}
+
+fn plain(out: &mut Vec<Token>, text: impl Into<String>) {
+    let text = text.into();
+    if let Some(last) = out.last_mut() {
+        if last.field.is_none() && last.change.is_none() {
+            last.text.push_str(&text);
+            return;
+        }
+    }
+    out.push(Token {
+        text,
+        field: None,
+        change: None,
+    });
+}
+
+fn write(v: &Value, depth: usize, path: &str, changes: &[FieldChange], out: &mut Vec<Token>) {
+    let pad = |d: usize| "  ".repeat(d);
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            plain(out, "{\n");
+            for (i, (k, child)) in m.iter().enumerate() {
+                plain(out, pad(depth + 1));
+                let child_path = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                let change = changes
+                    .iter()
+                    .find(|c| c.path == child_path && c.change != Change::Same)
+                    .map(|c| c.change);
+                out.push(Token {
+                    text: serde_json::to_string(k).unwrap_or_default(),
+                    field: explain(k).map(|(id, _)| id),
+                    change,
+                });
+                plain(out, ": ");
+                write(child, depth + 1, &child_path, changes, out);
+                plain(out, if i + 1 < m.len() { ",\n" } else { "\n" });
+            }
+            plain(out, format!("{}}}", pad(depth)));
+        }
+        Value::Array(a) if !a.is_empty() => {
+            plain(out, "[\n");
+            for (i, child) in a.iter().enumerate() {
+                plain(out, pad(depth + 1));
+                write(child, depth + 1, path, changes, out);
+                plain(out, if i + 1 < a.len() { ",\n" } else { "\n" });
+            }
+            plain(out, format!("{}]", pad(depth)));
+        }
+        other => plain(out, other.to_string()),
+    }
+}
+
+/// The tokens' text joined: must equal serde_json's pretty form.
+pub fn text(tokens: &[Token]) -> String {
+    tokens.iter().map(|t| t.text.as_str()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrtr_world::diff::retry_changes;
+    use serde_json::json;
+
+    #[test]
+    fn text_equals_the_pretty_form() {
+        let v =
+            json!({"jsonrpc": "2.0", "id": 3, "params": {"a": [1, {"b": null}], "e": {}, "f": []}});
+        assert_eq!(
+            text(&tokens(&v, &[])),
+            serde_json::to_string_pretty(&v).unwrap()
+        );
+    }
+
+    #[test]
+    fn mrtr_fields_are_marked_and_retry_changes_highlighted() {
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "deploy"}});
+        let retry = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "deploy", "requestState": "v1.a.b"}});
+        let t = tokens(&retry, &retry_changes(&call, &retry));
+        let id = t.iter().find(|t| t.text == "\"id\"").unwrap();
+        assert_eq!((id.field, id.change), (Some("id"), Some(Change::Changed)));
+        let rs = t.iter().find(|t| t.text == "\"requestState\"").unwrap();
+        assert_eq!(
+            (rs.field, rs.change),
+            (Some("requestState"), Some(Change::Added))
+        );
+        let method = t.iter().find(|t| t.text == "\"method\"").unwrap();
+        assert_eq!(method.change, None);
+        for key in [
+            "id",
+            "resultType",
+            "inputRequests",
+            "requestState",
+            "inputResponses",
+            "_meta",
+        ] {
+            assert!(explain(key).is_some(), "{key}");
+        }
+    }
+}

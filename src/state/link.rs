@@ -1,0 +1,259 @@
+//! Deep links: every widget state lives in the URL fragment, e.g.
+//! `#w=roundtrip&end=tampered&step=4&speed=2&ttl=60&seal=aead&single=1&store=replica&bkey=other&offb=signature`.
+//! Parsing never fails: what cannot be read falls back to the default and is reported in a
+//! note the page shows.
+
+use mrtr_core::checks::{Check, CheckPolicy};
+use mrtr_core::ticket::Seal;
+use mrtr_world::{Ending, Knobs, StoreMode};
+
+use super::playback::clamp_speed;
+
+/// The widgets, by their fragment name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Widget {
+    #[default]
+    RoundTrip,
+}
+
+impl Widget {
+    pub fn id(self) -> &'static str {
+        match self {
+            Widget::RoundTrip => "roundtrip",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Widget> {
+        match s {
+            "roundtrip" => Some(Widget::RoundTrip),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Link {
+    pub widget: Widget,
+    pub ending: Ending,
+    pub step: usize,
+    pub speed: f64,
+    pub knobs: Knobs,
+}
+
+impl Default for Link {
+    fn default() -> Self {
+        Link {
+            widget: Widget::RoundTrip,
+            ending: Ending::Honest,
+            step: 0,
+            speed: 1.0,
+            knobs: Knobs::default(),
+        }
+    }
+}
+
+/// Longest fragment read; anything longer is ignored as a whole.
+pub const MAX_FRAGMENT: usize = 2048;
+pub const MAX_TTL_S: u64 = 3600;
+pub const MAX_STEP: usize = 1000;
+
+fn off_list(policy: &CheckPolicy) -> String {
+    Check::ALL
+        .iter()
+        .filter(|c| **c != Check::SingleUse && !policy.runs(**c))
+        .map(|c| c.id())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn parse_off(value: &str, notes: &mut Vec<String>, key: &str) -> CheckPolicy {
+    let mut p = CheckPolicy::default();
+    for id in value.split(',').filter(|s| !s.is_empty()) {
+        match Check::from_id(id) {
+            Some(Check::SingleUse) | None => notes.push(format!("{key}: unknown check {id:?}")),
+            Some(c) => p.set(c, false),
+        }
+    }
+    p
+}
+
+impl Link {
+    /// Writes the fragment (without `#`), listing only what differs from the defaults.
+    pub fn to_fragment(&self) -> String {
+        let d = Knobs::default();
+        let k = &self.knobs;
+        let mut parts = vec![format!("w={}", self.widget.id())];
+        if self.ending != Ending::Honest {
+            parts.push(format!("end={}", self.ending.id()));
+        }
+        parts.push(format!("step={}", self.step));
+        if self.speed != 1.0 {
+            parts.push(format!("speed={}", self.speed));
+        }
+        if k.ttl_s != d.ttl_s {
+            parts.push(format!("ttl={}", k.ttl_s));
+        }
+        if k.seal != d.seal {
+            parts.push(format!("seal={}", k.seal.as_str()));
+        }
+        if k.single_use {
+            parts.push("single=1".into());
+        }
+        if k.store == StoreMode::PerReplica {
+            parts.push("store=replica".into());
+        }
+        if k.b_key_differs {
+            parts.push("bkey=other".into());
+        }
+        for (key, policy) in [("offa", &k.policy_a), ("offb", &k.policy_b)] {
+            let off = off_list(policy);
+            if !off.is_empty() {
+                parts.push(format!("{key}={off}"));
+            }
+        }
+        if k.seed != d.seed {
+            parts.push(format!("seed={}", k.seed));
+        }
+        parts.join("&")
+    }
+
+    /// Reads a fragment (with or without `#`). Returns the link and notes on what was ignored.
+    pub fn parse(fragment: &str) -> (Link, Vec<String>) {
+        let mut link = Link::default();
+        let mut notes = Vec::new();
+        let f = fragment.strip_prefix('#').unwrap_or(fragment);
+        if f.is_empty() {
+            return (link, notes);
+        }
+        if f.len() > MAX_FRAGMENT {
+            notes.push(format!("the link is over {MAX_FRAGMENT} characters"));
+            return (link, notes);
+        }
+        for pair in f.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let bad = |notes: &mut Vec<String>| {
+                notes.push(format!("{key}={value:?} is not a valid setting"))
+            };
+            match key {
+                "w" => match Widget::from_id(value) {
+                    Some(w) => link.widget = w,
+                    None => notes.push(format!("there is no widget called {value:?}")),
+                },
+                "end" => match Ending::from_id(value) {
+                    Some(e) => link.ending = e,
+                    None => bad(&mut notes),
+                },
+                "step" => match value.parse::<usize>() {
+                    Ok(s) if s <= MAX_STEP => link.step = s,
+                    _ => bad(&mut notes),
+                },
+                "speed" => match value.parse::<f64>() {
+                    Ok(s) if s.is_finite() && s > 0.0 => link.speed = clamp_speed(s),
+                    _ => bad(&mut notes),
+                },
+                "ttl" => match value.parse::<u64>() {
+                    Ok(t) if (1..=MAX_TTL_S).contains(&t) => link.knobs.ttl_s = t,
+                    _ => bad(&mut notes),
+                },
+                "seal" => match Seal::parse(value) {
+                    Some(s) => link.knobs.seal = s,
+                    None => bad(&mut notes),
+                },
+                "single" => match value {
+                    "1" => link.knobs.single_use = true,
+                    "0" => link.knobs.single_use = false,
+                    _ => bad(&mut notes),
+                },
+                "store" => match value {
+                    "shared" => link.knobs.store = StoreMode::Shared,
+                    "replica" => link.knobs.store = StoreMode::PerReplica,
+                    _ => bad(&mut notes),
+                },
+                "bkey" => match value {
+                    "same" => link.knobs.b_key_differs = false,
+                    "other" => link.knobs.b_key_differs = true,
+                    _ => bad(&mut notes),
+                },
+                "offa" => link.knobs.policy_a = parse_off(value, &mut notes, key),
+                "offb" => link.knobs.policy_b = parse_off(value, &mut notes, key),
+                "seed" => match value.parse::<u64>() {
+                    Ok(s) => link.knobs.seed = s,
+                    Err(_) => bad(&mut notes),
+                },
+                _ => notes.push(format!("unknown setting {key:?}")),
+            }
+        }
+        (link, notes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_round_trips() {
+        let l = Link::default();
+        assert_eq!(l.to_fragment(), "w=roundtrip&step=0");
+        assert_eq!(Link::parse(&l.to_fragment()), (l, vec![]));
+        assert_eq!(Link::parse(""), (l, vec![]));
+        assert_eq!(Link::parse("#"), (l, vec![]));
+    }
+
+    #[test]
+    fn every_knob_round_trips() {
+        let mut l = Link {
+            ending: Ending::Tampered,
+            step: 4,
+            speed: 2.0,
+            ..Link::default()
+        };
+        l.knobs.ttl_s = 60;
+        l.knobs.seal = Seal::Sealed;
+        l.knobs.single_use = true;
+        l.knobs.store = StoreMode::PerReplica;
+        l.knobs.b_key_differs = true;
+        l.knobs.policy_b.signature = false;
+        l.knobs.policy_b.expiry = false;
+        l.knobs.policy_a.principal = false;
+        l.knobs.seed = 9;
+        let f = l.to_fragment();
+        assert_eq!(f, "w=roundtrip&end=tampered&step=4&speed=2&ttl=60&seal=aead&single=1&store=replica&bkey=other&offa=principal&offb=signature,expiry&seed=9");
+        assert_eq!(Link::parse(&format!("#{f}")), (l, vec![]));
+    }
+
+    #[test]
+    fn bad_fragments_fall_back_with_notes() {
+        let (l, notes) = Link::parse(
+            "w=nope&step=-1&speed=NaN&ttl=0&seal=rot13&single=yes&offb=everything&zzz=1&end",
+        );
+        assert_eq!(l, Link::default());
+        assert_eq!(notes.len(), 9, "{notes:?}");
+        let (_, notes) = Link::parse(&"a".repeat(MAX_FRAGMENT + 1));
+        assert_eq!(notes.len(), 1);
+        let (l, _) = Link::parse("ttl=99999999999999999999999&step=2");
+        assert_eq!((l.knobs.ttl_s, l.step), (120, 2));
+    }
+
+    #[test]
+    fn arbitrary_fragments_never_panic() {
+        // A small deterministic fuzz: every printable byte sequence up to length 3, plus mutations
+        // of a real fragment.
+        let alphabet: Vec<char> = "=&#,w0.%é".chars().collect();
+        for a in &alphabet {
+            for b in &alphabet {
+                for c in &alphabet {
+                    let _ = Link::parse(&format!("{a}{b}{c}"));
+                }
+            }
+        }
+        let real = "w=roundtrip&end=tampered&step=4&speed=2&ttl=60&offb=signature";
+        for i in 0..real.len() {
+            for r in ['=', '&', 'x', '9', ',', '\u{0}', 'é'] {
+                let mut s: Vec<char> = real.chars().collect();
+                s[i] = r;
+                let _ = Link::parse(&s.into_iter().collect::<String>());
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The player: which step is shown, how far its animation has got, and whether it is playing.
+//! Pure; the one animation-frame loop calls [`Playback::tick`].
+
+/// How long one step plays at 1× speed.
+pub const STEP_MS: f64 = 2600.0;
+/// The speeds offered.
+pub const SPEEDS: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Playback {
+    pub step: usize,
+    /// 0 = the step just started, 1 = settled (every message arrived).
+    pub progress: f64,
+    pub playing: bool,
+    pub speed: f64,
+    pub steps: usize,
+}
+
+impl Playback {
+    /// Shows `step` settled, paused.
+    pub fn at(step: usize, steps: usize, speed: f64) -> Playback {
+        let steps = steps.max(1);
+        Playback {
+            step: step.min(steps - 1),
+            progress: 1.0,
+            playing: false,
+            speed: clamp_speed(speed),
+            steps,
+        }
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.step + 1 >= self.steps && self.progress >= 1.0
+    }
+
+    /// Advances by `dt_ms` of real time. Returns true when something changed.
+    pub fn tick(&mut self, dt_ms: f64) -> bool {
+        if !self.playing || !dt_ms.is_finite() || dt_ms <= 0.0 {
+            return false;
+        }
+        self.progress += dt_ms * self.speed / STEP_MS;
+        while self.progress >= 1.0 {
+            if self.step + 1 < self.steps {
+                self.step += 1;
+                self.progress -= 1.0;
+            } else {
+                self.progress = 1.0;
+                self.playing = false;
+                break;
+            }
+        }
+        true
+    }
+
+    /// Play from here; at the end, play from the start.
+    pub fn play(&mut self) {
+        if self.at_end() {
+            self.step = 0;
+            self.progress = 0.0;
+        } else if self.progress >= 1.0 && self.step + 1 < self.steps {
+            self.step += 1;
+            self.progress = 0.0;
+        }
+        self.playing = true;
+    }
+
+    pub fn pause(&mut self) {
+        self.playing = false;
+    }
+
+    pub fn toggle(&mut self) {
+        if self.playing {
+            self.pause()
+        } else {
+            self.play()
+        }
+    }
+
+    pub fn forward(&mut self) {
+        self.playing = false;
+        if self.progress < 1.0 {
+            self.progress = 1.0;
+        } else {
+            self.step = (self.step + 1).min(self.steps - 1);
+        }
+    }
+
+    pub fn back(&mut self) {
+        self.playing = false;
+        self.step = self.step.saturating_sub(1);
+        self.progress = 1.0;
+    }
+
+    pub fn seek(&mut self, step: usize) {
+        self.playing = false;
+        self.step = step.min(self.steps - 1);
+        self.progress = 1.0;
+    }
+
+    pub fn restart(&mut self) {
+        self.playing = false;
+        self.step = 0;
+        self.progress = 1.0;
+    }
+
+    pub fn set_speed(&mut self, speed: f64) {
+        self.speed = clamp_speed(speed);
+    }
+}
+
+/// The nearest offered speed.
+pub fn clamp_speed(s: f64) -> f64 {
+    if !s.is_finite() {
+        return 1.0;
+    }
+    SPEEDS
+        .iter()
+        .copied()
+        .min_by(|a, b| (a - s).abs().total_cmp(&(b - s).abs()))
+        .unwrap_or(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn playing_walks_through_every_step_and_stops_at_the_end() {
+        let mut p = Playback::at(0, 6, 1.0);
+        p.restart();
+        p.play();
+        assert_eq!((p.step, p.progress), (1, 0.0));
+        let mut steps_seen = vec![p.step];
+        for _ in 0..200 {
+            p.tick(100.0);
+            if steps_seen.last() != Some(&p.step) {
+                steps_seen.push(p.step);
+            }
+        }
+        assert_eq!(steps_seen, [1, 2, 3, 4, 5]);
+        assert!(p.at_end() && !p.playing);
+        p.play();
+        assert_eq!((p.step, p.playing), (0, true));
+    }
+
+    #[test]
+    fn speed_scales_time() {
+        let mut a = Playback {
+            step: 0,
+            progress: 0.0,
+            playing: true,
+            speed: 4.0,
+            steps: 6,
+        };
+        let mut b = Playback { speed: 0.25, ..a };
+        a.tick(STEP_MS / 8.0);
+        b.tick(STEP_MS / 8.0);
+        assert_eq!(a.progress, 0.5);
+        assert_eq!(b.progress, 1.0 / 32.0);
+        assert!(!a.clone().tick(f64::NAN));
+    }
+
+    #[test]
+    fn stepping_settles_and_clamps() {
+        let mut p = Playback::at(99, 6, 9.0);
+        assert_eq!((p.step, p.speed), (5, 4.0));
+        p.forward();
+        assert_eq!(p.step, 5);
+        p.back();
+        p.back();
+        assert_eq!((p.step, p.progress), (3, 1.0));
+        p.seek(0);
+        p.back();
+        assert_eq!(p.step, 0);
+        let mut q = Playback {
+            step: 2,
+            progress: 0.3,
+            playing: true,
+            speed: 1.0,
+            steps: 6,
+        };
+        q.forward();
+        assert_eq!((q.step, q.progress, q.playing), (2, 1.0, false));
+        assert_eq!(clamp_speed(3.1), 4.0);
+        assert_eq!(clamp_speed(f64::INFINITY), 1.0);
+    }
+}
