@@ -8,8 +8,12 @@
 pub mod actor;
 pub mod diff;
 pub mod geometry;
+pub mod inspect;
 pub mod knobs;
+pub mod misuse;
 pub mod scenario;
+pub mod setup;
+pub mod timeline;
 pub mod trace;
 pub mod world;
 

@@ -99,6 +99,15 @@ impl World {
         }
     }
 
+    /// Moves the clock to any time, even backwards: the timeline asks "what if this retry
+    /// came at t?" for each row.
+    pub fn jump_to(&mut self, to_s: u64) {
+        if to_s != self.now_s {
+            self.now_s = to_s;
+            self.push(EventKind::ClockAdvanced { to_s });
+        }
+    }
+
     pub fn send(&mut self, from: Actor, to: Actor, kind: MessageKind, json: Value) {
         self.push(EventKind::Sent {
             from,

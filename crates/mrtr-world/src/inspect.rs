@@ -1,0 +1,338 @@
+//! The ticket inspector: a ticket taken apart (prefix, payload, signature), its payload
+//! decoded field by field with the characters that encode each field, and a live verdict
+//! from replica B for the honest retry carrying it. Nothing is ever re-signed.
+
+use std::ops::Range;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use mrtr_core::ticket::{anatomy, OpenError, Seal};
+use mrtr_core::Verdict;
+use serde_json::Value;
+
+use crate::actor::Replica;
+use crate::knobs::Knobs;
+use crate::setup::{answer_words, bob, mint, with_ticket};
+use crate::world::EPOCH_S;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Prefix,
+    Payload,
+    Signature,
+    Sealed,
+}
+
+impl Part {
+    pub fn label(self) -> &'static str {
+        match self {
+            Part::Prefix => "version",
+            Part::Payload => "payload (base64url of JSON: readable by anyone)",
+            Part::Signature => "signature (HMAC-SHA256 of version and payload)",
+            Part::Sealed => "sealed payload (ChaCha20-Poly1305: unreadable without the key)",
+        }
+    }
+}
+
+/// One claim of the payload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub key: String,
+    /// The value as JSON text.
+    pub value: String,
+    pub explanation: &'static str,
+    /// Extra reading of the value (times as dates, relative to the retry).
+    pub reading: Option<String>,
+    /// The characters of the ticket that encode this field.
+    pub chars: Range<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inspection {
+    pub ticket: String,
+    pub parts: Vec<(Part, Range<usize>)>,
+    /// The decoded payload, as far as it decodes.
+    pub payload: Option<String>,
+    pub fields: Vec<Field>,
+    /// Where the ticket stops making sense, if it does.
+    pub problem: Option<String>,
+    pub verdict: Verdict,
+    pub response: Value,
+    pub answer: String,
+    pub detail: Option<String>,
+    pub at_s: u64,
+}
+
+pub fn explain_claim(key: &str) -> &'static str {
+    match key {
+        "v" => "Claims format version.",
+        "kid" => "Which key signed it. Servers keep old keys to verify while rotating; the newest signs.",
+        "tid" => "Ticket id: what a single-use memory records.",
+        "iat" => "Issued at, in Unix seconds.",
+        "exp" => "Expires at, in Unix seconds: refused from this second on.",
+        "sub" => "The principal the ticket is bound to. A retry carrying anyone else's token is refused.",
+        "method" => "The method of the request it belongs to.",
+        "target" => "The tool (or prompt, or resource) it belongs to.",
+        "args" => "A digest of the arguments: SHA-256 of their canonical JSON, first 16 bytes. Any change of value changes it.",
+        "awaits" => "The questions it waits for: the retry must answer each one.",
+        "state" => "The handler's own half-done work: here, where to deploy.",
+        _ => "Not a field this server writes.",
+    }
+}
+
+/// Top-level `"key": value` spans of a JSON object's text, as byte ranges. Works on damaged
+/// text too, as far as it goes.
+pub fn top_level_spans(json: &str) -> Vec<(String, Range<usize>)> {
+    let b = json.as_bytes();
+    let (mut spans, mut depth, mut in_str, mut esc) = (Vec::new(), 0usize, false, false);
+    let (mut expecting_key, mut reading_key) = (false, false);
+    let (mut start, mut key): (Option<usize>, Option<String>) = (None, None);
+    for (i, &c) in b.iter().enumerate() {
+        if in_str {
+            if esc {
+                esc = false;
+            } else if c == b'\\' {
+                esc = true;
+            } else if c == b'"' {
+                in_str = false;
+                if reading_key {
+                    reading_key = false;
+                    key = start.map(|s| String::from_utf8_lossy(&b[s + 1..i]).into_owned());
+                }
+            }
+            continue;
+        }
+        match c {
+            b'"' => {
+                in_str = true;
+                if depth == 1 && expecting_key {
+                    reading_key = true;
+                    expecting_key = false;
+                    start = Some(i);
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth == 1 {
+                    expecting_key = true;
+                }
+            }
+            b'}' | b']' => {
+                if depth == 1 {
+                    if let (Some(s), Some(k)) = (start.take(), key.take()) {
+                        spans.push((k, s..i));
+                    }
+                }
+                depth = depth.saturating_sub(1);
+            }
+            b',' if depth == 1 => {
+                if let (Some(s), Some(k)) = (start.take(), key.take()) {
+                    spans.push((k, s..i));
+                }
+                expecting_key = true;
+            }
+            _ => {}
+        }
+    }
+    if let (Some(s), Some(k)) = (start, key) {
+        spans.push((k, s..b.len()));
+    }
+    spans
+}
+
+/// The base64 characters (relative to the encoded text) that carry bytes `r` of the decoded
+/// data: 3 bytes travel in 4 characters.
+pub fn base64_chars(r: &Range<usize>, encoded_len: usize) -> Range<usize> {
+    let start = r.start / 3 * 4;
+    let end = (r.end.div_ceil(3) * 4).min(encoded_len);
+    start..end.max(start)
+}
+
+/// A Unix time as `YYYY-MM-DD HH:MM:SS UTC` (days-from-civil, no calendar crate needed).
+pub fn utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+fn describe_problem(e: &OpenError, ticket: &str) -> String {
+    match e {
+        OpenError::BadCharacter { at } => {
+            let c = ticket[*at..].chars().next().unwrap_or('?');
+            format!("character {} ({c:?}) is not allowed: tickets use only base64url letters and dots", at + 1)
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Takes `ticket` apart and has replica B judge the honest retry carrying it at `at_s`.
+pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
+    let m = mint(knobs)?;
+    let mut w = m.world;
+    w.jump_to(at_s);
+    let reply = w.serve(Replica::B, &bob(), &with_ticket(&m.retry, ticket));
+    let verdict = reply.verdict().cloned().unwrap_or(Verdict { outcomes: vec![], claims: None });
+    let response = reply.response.clone().unwrap_or(Value::Null);
+
+    let mut parts = Vec::new();
+    let mut payload = None;
+    let mut fields = Vec::new();
+    let mut problem = None;
+    match anatomy(ticket) {
+        Err(e) => problem = Some(describe_problem(&e, ticket)),
+        Ok(a) => {
+            parts.push((Part::Prefix, a.prefix.clone()));
+            match a.seal {
+                Some(Seal::Sealed) => parts.push((Part::Sealed, a.body.clone())),
+                _ => {
+                    parts.push((Part::Payload, a.body.clone()));
+                    if let Some(mac) = &a.mac {
+                        parts.push((Part::Signature, mac.clone()));
+                    }
+                    let body = &ticket[a.body.clone()];
+                    // Decode as much as decodes: whole 4-character groups, then the rest.
+                    let whole = body.len() / 4 * 4;
+                    let mut bytes = URL_SAFE_NO_PAD.decode(&body[..whole]).unwrap_or_default();
+                    match URL_SAFE_NO_PAD.decode(body) {
+                        Ok(all) => bytes = all,
+                        Err(_) => problem = Some(format!("the payload is not canonical base64url after character {}", a.body.start + bytes.len() / 3 * 4)),
+                    }
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    if problem.is_none() {
+                        if let Err(e) = serde_json::from_str::<Value>(&text) {
+                            problem = Some(format!("the payload decodes, but its JSON breaks at column {}: {e}", e.column()));
+                        }
+                    }
+                    for (key, span) in top_level_spans(&text) {
+                        let raw = &text[span.clone()];
+                        let value = raw.split_once(':').map(|(_, v)| v.trim().to_owned()).unwrap_or_default();
+                        let reading = match key.as_str() {
+                            "iat" | "exp" => value.parse::<u64>().ok().map(|t| {
+                                let rel = t as i64 - (EPOCH_S + at_s) as i64;
+                                let when = if rel >= 0 { format!("in {rel} s") } else { format!("{} s ago", -rel) };
+                                format!("{} (t = {} s; {when} at the retry)", utc(t), t as i64 - EPOCH_S as i64)
+                            }),
+                            _ => None,
+                        };
+                        let c = base64_chars(&span, body.len());
+                        fields.push(Field {
+                            explanation: explain_claim(&key),
+                            key,
+                            value,
+                            reading,
+                            chars: a.body.start + c.start..a.body.start + c.end,
+                        });
+                    }
+                    payload = Some(text);
+                }
+            }
+        }
+    }
+    Some(Inspection {
+        ticket: ticket.to_owned(),
+        parts,
+        payload,
+        fields,
+        problem,
+        answer: answer_words(&response, Some(&verdict)),
+        detail: verdict.first_failure().map(|(c, r)| format!("{} check failed: {r}", c.id())),
+        verdict,
+        response,
+        at_s,
+    })
+}
+
+/// The ticket bob holds under these knobs.
+pub fn minted_ticket(knobs: Knobs) -> Option<String> {
+    mint(knobs).map(|m| m.ticket)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrtr_core::checks::Check;
+
+    #[test]
+    fn spans_cover_each_top_level_field() {
+        let j = r#"{"a":1,"b":{"c":[1,2],"d":"x,}"},"e":"q\"}"}"#;
+        let s = top_level_spans(j);
+        let keys: Vec<&str> = s.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["a", "b", "e"]);
+        assert_eq!(&j[s[0].1.clone()], r#""a":1"#);
+        assert_eq!(&j[s[1].1.clone()], r#""b":{"c":[1,2],"d":"x,}"}"#);
+        assert_eq!(&j[s[2].1.clone()], r#""e":"q\"}""#);
+        assert_eq!(top_level_spans(r#"{"a":1,"b":"#).len(), 2);
+        assert!(top_level_spans("").is_empty());
+    }
+
+    #[test]
+    fn base64_groups() {
+        assert_eq!(base64_chars(&(0..3), 100), 0..4);
+        assert_eq!(base64_chars(&(4..5), 100), 4..8);
+        assert_eq!(base64_chars(&(5..10), 11), 4..11);
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(1_800_000_000), "2027-01-15 08:00:00 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
+    }
+
+    #[test]
+    fn the_honest_ticket_reads_and_is_accepted() {
+        let t = minted_ticket(Knobs::default()).unwrap();
+        let i = inspect(Knobs::default(), &t, 8).unwrap();
+        assert!(i.verdict.accepted() && i.problem.is_none());
+        let keys: Vec<&str> = i.fields.iter().map(|f| f.key.as_str()).collect();
+        assert_eq!(keys, ["v", "kid", "tid", "iat", "exp", "sub", "method", "target", "args", "awaits", "state"]);
+        let sub = i.fields.iter().find(|f| f.key == "sub").unwrap();
+        assert_eq!(sub.value, "\"bob\"");
+        // The characters said to carry "sub" decode to text containing it.
+        let chunk = &t[sub.chars.clone()];
+        let decoded = String::from_utf8_lossy(&URL_SAFE_NO_PAD.decode(chunk).unwrap()).into_owned();
+        assert!(decoded.contains("bob"), "{decoded}");
+        let exp = i.fields.iter().find(|f| f.key == "exp").unwrap();
+        assert!(exp.reading.as_deref().unwrap().contains("t = 120 s; in 112 s"), "{:?}", exp.reading);
+        assert_eq!(i.parts.iter().map(|p| p.0).collect::<Vec<_>>(), [Part::Prefix, Part::Payload, Part::Signature]);
+    }
+
+    #[test]
+    fn edits_are_refused_and_located() {
+        let t = minted_ticket(Knobs::default()).unwrap();
+        let mut chars: Vec<char> = t.chars().collect();
+        chars[20] = if chars[20] == 'A' { 'B' } else { 'A' };
+        let edited: String = chars.into_iter().collect();
+        let i = inspect(Knobs::default(), &edited, 8).unwrap();
+        assert_eq!(i.verdict.first_failure().unwrap().0, Check::Signature);
+        assert_eq!(i.response["error"]["code"], -32602);
+        let i = inspect(Knobs::default(), &format!("{}!{}", &t[..10], &t[10..]), 8).unwrap();
+        assert!(i.problem.unwrap().contains("character 11"));
+        let i = inspect(Knobs::default(), "v1.eyJ2IjoxLCJraWQi.abc", 8).unwrap();
+        assert!(i.problem.is_some());
+        assert_eq!(i.fields.first().map(|f| f.key.as_str()), Some("v"));
+        for junk in ["", "v1.", "v1e.", "....", "v1.%%%.x", "v1.\u{e9}.x"] {
+            let i = inspect(Knobs::default(), junk, 8).unwrap();
+            assert!(!i.verdict.accepted(), "{junk:?}");
+        }
+    }
+
+    #[test]
+    fn sealed_tickets_hide_the_payload_but_pass_the_same_checks() {
+        let k = Knobs { seal: Seal::Sealed, ..Knobs::default() };
+        let t = minted_ticket(k).unwrap();
+        let i = inspect(k, &t, 8).unwrap();
+        assert!(i.payload.is_none() && i.fields.is_empty());
+        assert_eq!(i.parts.iter().map(|p| p.0).collect::<Vec<_>>(), [Part::Prefix, Part::Sealed]);
+        assert_eq!(i.verdict.symbols(), "✓✓✓✓✓");
+    }
+}

@@ -1,0 +1,239 @@
+//! "Misuse the ticket": bob holds a ticket for a staging deploy; the reader plays the client
+//! or a thief and picks a move. Each attempt is a real run through replica B.
+
+use mrtr_core::checks::Check;
+use mrtr_core::ticket::{Claims, Codec, Key, Keyring};
+use mrtr_core::{Principal, SeededEntropy, Verdict};
+use serde_json::Value;
+
+use crate::actor::Replica;
+use crate::knobs::Knobs;
+use crate::scenario::tamper;
+use crate::setup::{alice, answer_words, bob, mint, with_env, with_id, with_ticket, without_answer};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Move {
+    Honest,
+    EditToProd,
+    AliceReplays,
+    WaitFiveMinutes,
+    AttachToProd,
+    SendTwice,
+    WithoutAnswer,
+    ChangeOneChar,
+    Forge,
+}
+
+impl Move {
+    pub const ALL: [Move; 9] = [
+        Move::Honest,
+        Move::EditToProd,
+        Move::AliceReplays,
+        Move::WaitFiveMinutes,
+        Move::AttachToProd,
+        Move::SendTwice,
+        Move::WithoutAnswer,
+        Move::ChangeOneChar,
+        Move::Forge,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Move::Honest => "honest",
+            Move::EditToProd => "edit",
+            Move::AliceReplays => "alice",
+            Move::WaitFiveMinutes => "wait",
+            Move::AttachToProd => "prod",
+            Move::SendTwice => "twice",
+            Move::WithoutAnswer => "noanswer",
+            Move::ChangeOneChar => "onechar",
+            Move::Forge => "forge",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Move> {
+        Move::ALL.into_iter().find(|m| m.id() == s)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Move::Honest => "Send the honest retry",
+            Move::EditToProd => "Edit the ticket: staging → prod",
+            Move::AliceReplays => "alice replays bob's ticket",
+            Move::WaitFiveMinutes => "Wait five minutes, then retry",
+            Move::AttachToProd => "Attach the ticket to a deploy to prod",
+            Move::SendTwice => "Send the honest retry twice",
+            Move::WithoutAnswer => "Retry without the answer",
+            Move::ChangeOneChar => "Change one character of the ticket",
+            Move::Forge => "Forge a ticket with a key you made up",
+        }
+    }
+
+    /// Who plays the move.
+    pub fn role(self) -> &'static str {
+        match self {
+            Move::AliceReplays => "thief",
+            Move::Forge | Move::EditToProd | Move::ChangeOneChar => "tampering client",
+            _ => "client",
+        }
+    }
+}
+
+/// One request of a move and what came of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    pub what: String,
+    pub bearer: String,
+    pub at_s: u64,
+    pub request: Value,
+    pub response: Value,
+    pub verdict: Verdict,
+    pub answer: String,
+    /// The reason in the server's log; never on the wire.
+    pub detail: Option<String>,
+    pub deployed: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub ticket: String,
+    pub attempts: Vec<Attempt>,
+}
+
+impl Outcome {
+    /// The first failing check of the first refused attempt.
+    pub fn first_failure(&self) -> Option<Check> {
+        self.attempts.iter().find_map(|a| a.verdict.first_failure().map(|(c, _)| c))
+    }
+
+    pub fn deploys(&self) -> usize {
+        self.attempts.iter().filter(|a| a.deployed.is_some()).count()
+    }
+}
+
+/// A ticket for prod, minted with a key nobody else holds.
+fn forged(real: &Claims) -> String {
+    let key = Key::new("k1", b"a key I made up, 32 bytes long!!").unwrap_or_else(|_| unreachable!("32-byte key"));
+    let mut claims = real.clone();
+    claims.state = serde_json::json!({"env": "prod"});
+    Codec::new(Keyring::new(key), mrtr_core::ticket::Seal::Signed).mint(&claims, &mut SeededEntropy::new(1))
+}
+
+/// Changes one character in the middle of the signature (or the sealed body).
+fn one_char(ticket: &str) -> String {
+    let at = ticket.rfind('.').map(|d| (d + ticket.len()) / 2).unwrap_or(ticket.len() / 2);
+    ticket
+        .char_indices()
+        .map(|(i, c)| if i == at { if c == 'Q' { 'R' } else { 'Q' } } else { c })
+        .collect()
+}
+
+pub fn play(knobs: Knobs, mv: Move) -> Option<Outcome> {
+    let m = mint(knobs)?;
+    let mut w = m.world;
+    let plan: Vec<(Principal, u64, Value, String)> = match mv {
+        Move::Honest => vec![(bob(), 8, m.retry.clone(), "the retry with the answer and the ticket".into())],
+        Move::EditToProd => {
+            let (t, what) = tamper(&m.ticket);
+            vec![(bob(), 8, with_ticket(&m.retry, &t), format!("the retry, ticket edited: {what}"))]
+        }
+        Move::AliceReplays => vec![(alice(), 20, with_id(&m.retry, 9), "bob's retry, sent with alice's token".into())],
+        Move::WaitFiveMinutes => vec![(bob(), 300, m.retry.clone(), "the honest retry, five minutes later".into())],
+        Move::AttachToProd => vec![(bob(), 8, with_id(&with_env(&m.retry, "prod"), 4), "a deploy to prod carrying the staging ticket".into())],
+        Move::SendTwice => vec![
+            (bob(), 8, m.retry.clone(), "the honest retry".into()),
+            (bob(), 10, with_id(&m.retry, 5), "the same retry again".into()),
+        ],
+        Move::WithoutAnswer => vec![(bob(), 8, without_answer(&m.retry), "the retry with the ticket but no answer".into())],
+        Move::ChangeOneChar => vec![(bob(), 8, with_ticket(&m.retry, &one_char(&m.ticket)), "the retry, one character of the ticket changed".into())],
+        Move::Forge => vec![(bob(), 8, with_ticket(&m.retry, &forged(&m.claims)), "a ticket for prod signed with a made-up key".into())],
+    };
+    let mut attempts = Vec::new();
+    for (who, at_s, msg, what) in plan {
+        w.jump_to(at_s);
+        let reply = w.serve(Replica::B, &who, &msg);
+        let verdict = reply.verdict().cloned().unwrap_or(Verdict { outcomes: vec![], claims: None });
+        let response = reply.response.clone().unwrap_or(Value::Null);
+        let deployed = response.pointer("/result/content/0/text").and_then(Value::as_str).filter(|t| t.starts_with("deployed")).map(str::to_owned);
+        attempts.push(Attempt {
+            what,
+            bearer: format!("{who}-token"),
+            at_s,
+            request: msg,
+            answer: answer_words(&response, Some(&verdict)),
+            detail: verdict.first_failure().map(|(c, r)| format!("{} check failed: {r}", c.id())),
+            response,
+            verdict,
+            deployed,
+        });
+    }
+    Some(Outcome { ticket: m.ticket, attempts })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrtr_core::ticket::Seal;
+
+    #[test]
+    fn each_move_meets_the_expected_check() {
+        let k = Knobs::default();
+        let first = |mv| play(k, mv).unwrap().first_failure();
+        assert_eq!(first(Move::Honest), None);
+        assert_eq!(first(Move::EditToProd), Some(Check::Signature));
+        assert_eq!(first(Move::AliceReplays), Some(Check::Principal));
+        assert_eq!(first(Move::WaitFiveMinutes), Some(Check::Expiry));
+        assert_eq!(first(Move::AttachToProd), Some(Check::Request));
+        assert_eq!(first(Move::SendTwice), None);
+        assert_eq!(first(Move::WithoutAnswer), Some(Check::Answer));
+        assert_eq!(first(Move::ChangeOneChar), Some(Check::Signature));
+        assert_eq!(first(Move::Forge), Some(Check::Signature));
+    }
+
+    #[test]
+    fn exactly_one_move_deploys_cleanly() {
+        let clean: Vec<Move> = Move::ALL
+            .into_iter()
+            .filter(|&mv| {
+                let o = play(Knobs::default(), mv).unwrap();
+                o.attempts.len() == 1 && o.deploys() == 1
+            })
+            .collect();
+        assert_eq!(clean, [Move::Honest]);
+    }
+
+    #[test]
+    fn twice_deploys_twice_unless_single_use() {
+        assert_eq!(play(Knobs::default(), Move::SendTwice).unwrap().deploys(), 2);
+        let o = play(Knobs { single_use: true, ..Knobs::default() }, Move::SendTwice).unwrap();
+        assert_eq!(o.deploys(), 1);
+        assert_eq!(o.first_failure(), Some(Check::SingleUse));
+    }
+
+    #[test]
+    fn without_the_answer_the_question_comes_again() {
+        let o = play(Knobs::default(), Move::WithoutAnswer).unwrap();
+        assert_eq!(o.attempts[0].response["result"]["resultType"], "input_required");
+        assert!(o.attempts[0].answer.starts_with("Asked again"));
+    }
+
+    #[test]
+    fn refusals_are_uniform_on_the_wire_and_detailed_in_the_log() {
+        for mv in [Move::EditToProd, Move::AliceReplays, Move::WaitFiveMinutes, Move::AttachToProd, Move::Forge] {
+            let a = &play(Knobs::default(), mv).unwrap().attempts[0];
+            assert_eq!(a.response["error"]["message"], "Invalid or expired requestState", "{mv:?}");
+            assert!(a.detail.is_some(), "{mv:?}");
+        }
+        for mv in Move::ALL {
+            let sealed = play(Knobs { seal: Seal::Sealed, ..Knobs::default() }, mv).unwrap();
+            assert_eq!(sealed.first_failure(), play(Knobs::default(), mv).unwrap().first_failure(), "{mv:?}");
+        }
+    }
+
+    #[test]
+    fn ids_round_trip() {
+        for mv in Move::ALL {
+            assert_eq!(Move::from_id(mv.id()), Some(mv));
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The ticket timeline: one ticket minted at t = 0 and the lesson's six retries against the
+//! clock, each a real run through a replica. Rows run in table order on one world, so single
+//! use sees the honest retry before the repeat.
+
+use mrtr_core::{Principal, Verdict};
+use serde_json::Value;
+
+use crate::actor::Replica;
+use crate::knobs::Knobs;
+use crate::scenario::tamper;
+use crate::setup::{alice, answer_words, bob, mint, with_env, with_id, with_ticket};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RowKind {
+    Honest,
+    Edited,
+    Stolen,
+    Late,
+    OtherRequest,
+    SentTwice,
+}
+
+impl RowKind {
+    pub const ALL: [RowKind; 6] = [
+        RowKind::Honest,
+        RowKind::Edited,
+        RowKind::Stolen,
+        RowKind::Late,
+        RowKind::OtherRequest,
+        RowKind::SentTwice,
+    ];
+
+    /// The lesson's times, in seconds after the mint.
+    pub fn default_at(self) -> u64 {
+        match self {
+            RowKind::Honest => 8,
+            RowKind::Edited => 12,
+            RowKind::Stolen => 20,
+            RowKind::Late => 300,
+            RowKind::OtherRequest => 30,
+            RowKind::SentTwice => 40,
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            RowKind::Honest => "Honest retry",
+            RowKind::Edited => "Ticket edited to prod",
+            RowKind::Stolen => "alice with bob's ticket",
+            RowKind::Late => "The same retry, much later",
+            RowKind::OtherRequest => "Staging ticket on a prod deploy",
+            RowKind::SentTwice => "The honest retry, sent again",
+        }
+    }
+
+    /// Which replica the balancer sends the row to. The repeat lands on the other replica,
+    /// which is where a per-replica redemption memory fails.
+    pub fn replica(self) -> Replica {
+        match self {
+            RowKind::SentTwice => Replica::A,
+            _ => Replica::B,
+        }
+    }
+}
+
+/// The default times, in table order.
+pub fn default_times() -> [u64; 6] {
+    RowKind::ALL.map(RowKind::default_at)
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub kind: RowKind,
+    pub at_s: u64,
+    pub replica: Replica,
+    pub bearer: String,
+    pub id: i64,
+    /// What was sent, in a few words.
+    pub sent: String,
+    pub request: Value,
+    pub response: Value,
+    pub verdict: Verdict,
+    pub answer: String,
+    /// The reason the server logged (never sent).
+    pub detail: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timeline {
+    pub ticket: String,
+    pub ttl_s: u64,
+    pub rows: Vec<Row>,
+}
+
+/// Runs the six rows at `times` (seconds after the mint, in table order).
+pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
+    let m = mint(knobs)?;
+    let mut w = m.world;
+    let mut rows = Vec::new();
+    for (kind, at_s) in RowKind::ALL.into_iter().zip(times) {
+        let (who, id, msg, sent): (Principal, i64, Value, String) = match kind {
+            RowKind::Honest => (bob(), 3, m.retry.clone(), "deploy {env: staging} + ticket + yes".into()),
+            RowKind::Edited => {
+                let (edited, _) = tamper(&m.ticket);
+                (bob(), 3, with_ticket(&m.retry, &edited), "deploy + ticket edited to prod".into())
+            }
+            RowKind::Stolen => (alice(), 9, m.retry.clone(), "deploy {env: staging} + bob's ticket".into()),
+            RowKind::Late => (bob(), 3, m.retry.clone(), "the honest retry, unchanged".into()),
+            RowKind::OtherRequest => (bob(), 4, with_env(&m.retry, "prod"), "deploy {env: prod} + staging ticket".into()),
+            RowKind::SentTwice => (bob(), 5, m.retry.clone(), "the honest retry, a second time".into()),
+        };
+        let msg = with_id(&msg, id);
+        w.jump_to(at_s);
+        let reply = w.serve(kind.replica(), &who, &msg);
+        let verdict = reply.verdict().cloned().unwrap_or(Verdict { outcomes: vec![], claims: None });
+        let response = reply.response.clone().unwrap_or(Value::Null);
+        let detail = verdict.first_failure().map(|(c, r)| format!("{} check failed: {r}", c.id()));
+        rows.push(Row {
+            kind,
+            at_s,
+            replica: kind.replica(),
+            bearer: format!("{who}-token"),
+            id,
+            sent,
+            request: msg,
+            answer: answer_words(&response, Some(&verdict)),
+            response,
+            verdict,
+            detail,
+        });
+    }
+    Some(Timeline { ticket: m.ticket, ttl_s: knobs.ttl_s, rows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knobs::StoreMode;
+
+    fn symbols(knobs: Knobs, times: [u64; 6]) -> Vec<String> {
+        timeline(knobs, times).unwrap().rows.iter().map(|r| r.verdict.symbols()).collect()
+    }
+
+    #[test]
+    fn the_default_matrix_is_the_lessons() {
+        assert_eq!(symbols(Knobs::default(), default_times()), ["✓✓✓✓✓", "✗––––", "✓✗–––", "✓✓✗––", "✓✓✓✗–", "✓✓✓✓✓"]);
+        let t = timeline(Knobs::default(), default_times()).unwrap();
+        assert_eq!(t.rows[0].answer, "Accepted: deployed to staging.");
+        assert_eq!(t.rows[2].bearer, "alice-token");
+        assert!(t.rows[3].answer.contains("Not expired"));
+        assert!(t.rows[1].detail.as_deref().unwrap().starts_with("signature"));
+    }
+
+    #[test]
+    fn moving_the_clock_or_the_ttl_recomputes() {
+        let mut times = default_times();
+        times[0] = 121;
+        assert_eq!(symbols(Knobs::default(), times)[0], "✓✓✗––");
+        let short = Knobs { ttl_s: 10, ..Knobs::default() };
+        let s = symbols(short, default_times());
+        assert_eq!(s[0], "✓✓✓✓✓");
+        assert_eq!(s[4], "✓✓✗––"); // at 30 s a 10 s ticket has expired before the request is compared
+        assert_eq!(s[5], "✓✓✗––");
+    }
+
+    #[test]
+    fn single_use_refuses_the_repeat_only_with_a_shared_memory() {
+        let shared = Knobs { single_use: true, ..Knobs::default() };
+        let s = symbols(shared, default_times());
+        assert_eq!(s[0], "✓✓✓✓✓✓");
+        assert_eq!(s[5], "✓✓✓✓✓✗");
+        let per_replica = Knobs { single_use: true, store: StoreMode::PerReplica, ..Knobs::default() };
+        let s = symbols(per_replica, default_times());
+        assert_eq!(s[5], "✓✓✓✓✓✓", "replica A never saw B's redemption");
+    }
+
+    #[test]
+    fn the_raw_lab_server_accepts_what_it_should_not() {
+        // Signs an expiry but never checks it, and binds no principal.
+        let mut knobs = Knobs::default();
+        knobs.policy_b.expiry = false;
+        knobs.policy_b.principal = false;
+        let t = timeline(knobs, default_times()).unwrap();
+        assert_eq!(t.rows[2].answer, "Accepted: deployed to staging.");
+        assert_eq!(t.rows[3].answer, "Accepted: deployed to staging.");
+        assert_eq!(t.rows[1].verdict.symbols(), "✗○○––");
+    }
+}
