@@ -13,12 +13,12 @@ test('plays to the end and deploys to staging', async () => {
   const { page, context, problems } = await open(browser, site);
   await waitForApp(page);
   assert.equal(await stepCount(page), '1 / 6');
-  await page.locator('select').selectOption('4');
+  await page.getByTestId('roundtrip').locator('select').selectOption('4');
   await page.getByTestId('play').click();
-  await page.getByTestId('verdict').waitFor({ timeout: 15000 });
+  await page.getByTestId('roundtrip').getByTestId('verdict').waitFor({ timeout: 15000 });
   await page.waitForFunction(() => document.querySelector('[data-testid=play]')?.textContent.includes('Play'), null, { timeout: 15000 });
   assert.equal(await stepCount(page), '6 / 6');
-  assert.equal(await page.getByTestId('verdict').textContent(), 'Replica B: Accepted');
+  assert.equal(await page.getByTestId('roundtrip').getByTestId('verdict').textContent(), 'Replica B: Accepted');
   assert.match(await page.getByTestId('caption').textContent(), /deployed to staging/);
   assert.match(page.url(), /#w=roundtrip&step=5&speed=4$/);
   assert.deepEqual(problems, []);
@@ -28,10 +28,10 @@ test('plays to the end and deploys to staging', async () => {
 test('the edited ticket is refused by B at the signature check', async () => {
   const { page, context, problems } = await open(browser, site);
   await waitForApp(page);
-  await page.getByText('Ticket edited to prod').click();
+  await page.getByTestId('roundtrip').getByText('Ticket edited to prod').click();
   for (let i = 0; i < 5; i++) await page.getByTestId('forward').click();
-  assert.equal(await page.getByTestId('verdict').textContent(), 'Replica B: Refused at the signature check');
-  const rows = await page.locator('.checks li').evaluateAll((els) => els.map((e) => e.dataset.check + ':' + e.querySelector('.word').textContent));
+  assert.equal(await page.getByTestId('roundtrip').getByTestId('verdict').textContent(), 'Replica B: Refused at the signature check');
+  const rows = await page.getByTestId('roundtrip').locator('.checks li').evaluateAll((els) => els.map((e) => e.dataset.check + ':' + e.querySelector('.word').textContent));
   assert.deepEqual(rows, ['signature:failed', 'principal:not reached', 'expiry:not reached', 'request:not reached', 'answer:not reached']);
   assert.match(await page.getByTestId('transcript').textContent(), /Invalid or expired requestState/);
   assert.match(page.url(), /end=tampered/);
@@ -86,13 +86,13 @@ test('a malformed link falls back to the start with a visible note', async () =>
 test('with reduced motion it still plays, stepping without moving messages', async () => {
   const { page, context, problems } = await open(browser, site, { reducedMotion: 'reduce' });
   await waitForApp(page);
-  await page.locator('select').selectOption('4');
+  await page.getByTestId('roundtrip').locator('select').selectOption('4');
   await page.getByTestId('play').click();
   await page.waitForTimeout(300);
   // Mid-play, the one message shown sits on an actor, never between two.
   const cx = await page.locator('.diagram.wide [data-testid=message] circle').getAttribute('cx');
   assert.ok(['70', '250', '440', '660'].includes(cx), `message at x=${cx}`);
-  await page.getByTestId('verdict').waitFor({ timeout: 15000 });
+  await page.getByTestId('roundtrip').getByTestId('verdict').waitFor({ timeout: 15000 });
   assert.deepEqual(problems, []);
   await context.close();
 });

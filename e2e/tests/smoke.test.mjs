@@ -13,7 +13,7 @@ for (const colorScheme of ['light', 'dark']) {
     const { page, context, problems } = await open(browser, site, { colorScheme, path: '#w=roundtrip&step=5' });
     await waitForApp(page);
     assert.equal(await page.getByTestId('title').textContent(), 'MRTR Lab');
-    assert.equal(await page.getByTestId('verdict').textContent(), 'Replica B: Accepted');
+    assert.equal(await page.getByTestId('roundtrip').getByTestId('verdict').textContent(), 'Replica B: Accepted');
     assert.match(await page.getByTestId('transcript').textContent(), /deployed to staging/);
     assert.match(await page.getByTestId('transcript').textContent(), /"requestState": "v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}"/);
     assert.equal(await page.locator('#fatal-error').count(), 0);

@@ -1,7 +1,7 @@
 use leptos::prelude::*;
 
-use super::RoundTrip;
-use crate::state::link::Link;
+use super::{MisuseTicket, RoundTrip, TicketInspector, TicketTimeline};
+use crate::state::link::{Link, Widget};
 
 fn location_hash() -> String {
     web_sys::window()
@@ -38,12 +38,24 @@ pub fn App() -> impl IntoView {
     // …and the state follows a URL the reader edits by hand.
     let listener = window_event_listener(leptos::ev::hashchange, move |_| {
         let (l, n) = Link::parse(&location_hash());
-        if link.try_get_untracked() != Some(l) {
+        if link.try_with_untracked(|cur| *cur != l) == Some(true) {
             link.set(l);
         }
         notes.set(n);
     });
     on_cleanup(move || listener.remove());
+    // A link to a widget lands on it, once the page has been drawn.
+    let target = link.with_untracked(|l| l.widget);
+    if target != Widget::RoundTrip {
+        request_animation_frame(move || {
+            let el = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id(target.id()));
+            if let Some(el) = el {
+                el.scroll_into_view();
+            }
+        });
+    }
 
     view! {
         <a class="skip" href="#roundtrip-h">"Skip to the round trip"</a>
@@ -70,6 +82,9 @@ pub fn App() -> impl IntoView {
                 </div>
             </Show>
             <RoundTrip link=link/>
+            <TicketInspector link=link/>
+            <TicketTimeline link=link/>
+            <MisuseTicket link=link/>
         </main>
         <footer class="colophon">
             <p>"Every message, ticket and verdict on this page is computed by the lab's protocol core, compiled to WebAssembly: the same code that passes the official MCP conformance suite natively."</p>

@@ -2,8 +2,15 @@
 
 mod app;
 mod check_list;
+pub mod inspector;
+pub mod knobs;
+pub mod misuse;
 pub mod roundtrip;
+pub mod timeline;
 
 pub use app::App;
 pub use check_list::CheckList;
+pub use inspector::TicketInspector;
+pub use misuse::MisuseTicket;
 pub use roundtrip::RoundTrip;
+pub use timeline::TicketTimeline;

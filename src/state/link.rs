@@ -5,7 +5,17 @@
 
 use mrtr_core::checks::{Check, CheckPolicy};
 use mrtr_core::ticket::Seal;
+use mrtr_world::misuse::Move;
+use mrtr_world::timeline::default_times;
 use mrtr_world::{Ending, Knobs, StoreMode};
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+/// Characters kept as they are in a fragment value (tickets are base64url and dots).
+const VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b',');
 
 use super::playback::clamp_speed;
 
@@ -14,40 +24,70 @@ use super::playback::clamp_speed;
 pub enum Widget {
     #[default]
     RoundTrip,
+    Ticket,
+    Timeline,
+    Misuse,
 }
 
 impl Widget {
+    pub const ALL: [Widget; 4] = [
+        Widget::RoundTrip,
+        Widget::Ticket,
+        Widget::Timeline,
+        Widget::Misuse,
+    ];
+
     pub fn id(self) -> &'static str {
         match self {
             Widget::RoundTrip => "roundtrip",
+            Widget::Ticket => "ticket",
+            Widget::Timeline => "timeline",
+            Widget::Misuse => "misuse",
         }
     }
 
     pub fn from_id(s: &str) -> Option<Widget> {
-        match s {
-            "roundtrip" => Some(Widget::RoundTrip),
-            _ => None,
-        }
+        Widget::ALL.into_iter().find(|w| w.id() == s)
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The whole page's state: what a deep link carries.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Link {
+    /// The widget the link points at (the page scrolls to it).
     pub widget: Widget,
+    pub knobs: Knobs,
+    // The round trip.
     pub ending: Ending,
     pub step: usize,
     pub speed: f64,
-    pub knobs: Knobs,
+    // The inspector: a ticket typed by the reader (None: bob's own) and the retry's time.
+    pub ticket: Option<String>,
+    pub at_s: u64,
+    // The timeline: each row's time.
+    pub times: [u64; 6],
+    // Misuse: the chosen move, and whether the reader predicts before the reveal.
+    pub mv: Option<Move>,
+    pub predict: bool,
 }
+
+pub const DEFAULT_AT_S: u64 = 8;
+/// The latest time a row or a retry can be moved to.
+pub const MAX_TIME_S: u64 = 600;
 
 impl Default for Link {
     fn default() -> Self {
         Link {
             widget: Widget::RoundTrip,
+            knobs: Knobs::default(),
             ending: Ending::Honest,
             step: 0,
             speed: 1.0,
-            knobs: Knobs::default(),
+            ticket: None,
+            at_s: DEFAULT_AT_S,
+            times: default_times(),
+            mv: None,
+            predict: false,
         }
     }
 }
@@ -113,6 +153,24 @@ impl Link {
         }
         if k.seed != d.seed {
             parts.push(format!("seed={}", k.seed));
+        }
+        if let Some(t) = &self.ticket {
+            parts.push(format!("ticket={}", utf8_percent_encode(t, VALUE)));
+        }
+        if self.at_s != DEFAULT_AT_S {
+            parts.push(format!("at={}", self.at_s));
+        }
+        if self.times != default_times() {
+            parts.push(format!(
+                "times={}",
+                self.times.map(|t| t.to_string()).join(",")
+            ));
+        }
+        if let Some(m) = self.mv {
+            parts.push(format!("move={}", m.id()));
+        }
+        if self.predict {
+            parts.push("predict=1".into());
         }
         parts.join("&")
     }
@@ -180,6 +238,35 @@ impl Link {
                     Ok(s) => link.knobs.seed = s,
                     Err(_) => bad(&mut notes),
                 },
+                "ticket" => match percent_decode_str(value).decode_utf8() {
+                    Ok(t) if t.len() <= mrtr_core::ticket::MAX_TICKET_LEN => {
+                        link.ticket = Some(t.into_owned())
+                    }
+                    _ => bad(&mut notes),
+                },
+                "at" => match value.parse::<u64>() {
+                    Ok(t) if t <= MAX_TIME_S => link.at_s = t,
+                    _ => bad(&mut notes),
+                },
+                "times" => {
+                    let parsed: Vec<u64> = value
+                        .split(',')
+                        .filter_map(|t| t.parse::<u64>().ok().filter(|t| *t <= MAX_TIME_S))
+                        .collect();
+                    match <[u64; 6]>::try_from(parsed) {
+                        Ok(ts) if value.split(',').count() == 6 => link.times = ts,
+                        _ => bad(&mut notes),
+                    }
+                }
+                "move" => match Move::from_id(value) {
+                    Some(m) => link.mv = Some(m),
+                    None => bad(&mut notes),
+                },
+                "predict" => match value {
+                    "1" => link.predict = true,
+                    "0" => link.predict = false,
+                    _ => bad(&mut notes),
+                },
                 _ => notes.push(format!("unknown setting {key:?}")),
             }
         }
@@ -195,8 +282,8 @@ mod tests {
     fn default_round_trips() {
         let l = Link::default();
         assert_eq!(l.to_fragment(), "w=roundtrip&step=0");
-        assert_eq!(Link::parse(&l.to_fragment()), (l, vec![]));
-        assert_eq!(Link::parse(""), (l, vec![]));
+        assert_eq!(Link::parse(&l.to_fragment()), (l.clone(), vec![]));
+        assert_eq!(Link::parse(""), (l.clone(), vec![]));
         assert_eq!(Link::parse("#"), (l, vec![]));
     }
 
@@ -219,16 +306,25 @@ mod tests {
         l.knobs.seed = 9;
         let f = l.to_fragment();
         assert_eq!(f, "w=roundtrip&end=tampered&step=4&speed=2&ttl=60&seal=aead&single=1&store=replica&bkey=other&offa=principal&offb=signature,expiry&seed=9");
-        assert_eq!(Link::parse(&format!("#{f}")), (l, vec![]));
+        assert_eq!(Link::parse(&format!("#{f}")), (l.clone(), vec![]));
+        l.widget = Widget::Misuse;
+        l.ticket = Some("v1.abc.d e&f=g#h\u{e9}".into());
+        l.at_s = 300;
+        l.times = [1, 2, 3, 4, 5, 600];
+        l.mv = Some(Move::Forge);
+        l.predict = true;
+        let f = l.to_fragment();
+        assert!(f.contains("ticket=v1.abc.d%20e%26f%3Dg%23h%C3%A9"), "{f}");
+        assert_eq!(Link::parse(&f), (l, vec![]));
     }
 
     #[test]
     fn bad_fragments_fall_back_with_notes() {
         let (l, notes) = Link::parse(
-            "w=nope&step=-1&speed=NaN&ttl=0&seal=rot13&single=yes&offb=everything&zzz=1&end",
+            "w=nope&step=-1&speed=NaN&ttl=0&seal=rot13&single=yes&offb=everything&zzz=1&end&times=1,2&move=fly&at=9999&ticket=%FF",
         );
         assert_eq!(l, Link::default());
-        assert_eq!(notes.len(), 9, "{notes:?}");
+        assert_eq!(notes.len(), 13, "{notes:?}");
         let (_, notes) = Link::parse(&"a".repeat(MAX_FRAGMENT + 1));
         assert_eq!(notes.len(), 1);
         let (l, _) = Link::parse("ttl=99999999999999999999999&step=2");

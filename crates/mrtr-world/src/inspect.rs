@@ -161,14 +161,22 @@ pub fn utc(secs: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 fn describe_problem(e: &OpenError, ticket: &str) -> String {
     match e {
         OpenError::BadCharacter { at } => {
             let c = ticket[*at..].chars().next().unwrap_or('?');
-            format!("character {} ({c:?}) is not allowed: tickets use only base64url letters and dots", at + 1)
+            format!(
+                "character {} ({c:?}) is not allowed: tickets use only base64url letters and dots",
+                at + 1
+            )
         }
         other => other.to_string(),
     }
@@ -180,7 +188,10 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
     let mut w = m.world;
     w.jump_to(at_s);
     let reply = w.serve(Replica::B, &bob(), &with_ticket(&m.retry, ticket));
-    let verdict = reply.verdict().cloned().unwrap_or(Verdict { outcomes: vec![], claims: None });
+    let verdict = reply.verdict().cloned().unwrap_or(Verdict {
+        outcomes: vec![],
+        claims: None,
+    });
     let response = reply.response.clone().unwrap_or(Value::Null);
 
     let mut parts = Vec::new();
@@ -204,22 +215,41 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
                     let mut bytes = URL_SAFE_NO_PAD.decode(&body[..whole]).unwrap_or_default();
                     match URL_SAFE_NO_PAD.decode(body) {
                         Ok(all) => bytes = all,
-                        Err(_) => problem = Some(format!("the payload is not canonical base64url after character {}", a.body.start + bytes.len() / 3 * 4)),
+                        Err(_) => {
+                            problem = Some(format!(
+                                "the payload is not canonical base64url after character {}",
+                                a.body.start + bytes.len() / 3 * 4
+                            ))
+                        }
                     }
                     let text = String::from_utf8_lossy(&bytes).into_owned();
                     if problem.is_none() {
                         if let Err(e) = serde_json::from_str::<Value>(&text) {
-                            problem = Some(format!("the payload decodes, but its JSON breaks at column {}: {e}", e.column()));
+                            problem = Some(format!(
+                                "the payload decodes, but its JSON breaks at column {}: {e}",
+                                e.column()
+                            ));
                         }
                     }
                     for (key, span) in top_level_spans(&text) {
                         let raw = &text[span.clone()];
-                        let value = raw.split_once(':').map(|(_, v)| v.trim().to_owned()).unwrap_or_default();
+                        let value = raw
+                            .split_once(':')
+                            .map(|(_, v)| v.trim().to_owned())
+                            .unwrap_or_default();
                         let reading = match key.as_str() {
                             "iat" | "exp" => value.parse::<u64>().ok().map(|t| {
                                 let rel = t as i64 - (EPOCH_S + at_s) as i64;
-                                let when = if rel >= 0 { format!("in {rel} s") } else { format!("{} s ago", -rel) };
-                                format!("{} (t = {} s; {when} at the retry)", utc(t), t as i64 - EPOCH_S as i64)
+                                let when = if rel >= 0 {
+                                    format!("in {rel} s")
+                                } else {
+                                    format!("{} s ago", -rel)
+                                };
+                                format!(
+                                    "{} (t = {} s; {when} at the retry)",
+                                    utc(t),
+                                    t as i64 - EPOCH_S as i64
+                                )
                             }),
                             _ => None,
                         };
@@ -244,7 +274,9 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
         fields,
         problem,
         answer: answer_words(&response, Some(&verdict)),
-        detail: verdict.first_failure().map(|(c, r)| format!("{} check failed: {r}", c.id())),
+        detail: verdict
+            .first_failure()
+            .map(|(c, r)| format!("{} check failed: {r}", c.id())),
         verdict,
         response,
         at_s,
@@ -294,7 +326,13 @@ mod tests {
         let i = inspect(Knobs::default(), &t, 8).unwrap();
         assert!(i.verdict.accepted() && i.problem.is_none());
         let keys: Vec<&str> = i.fields.iter().map(|f| f.key.as_str()).collect();
-        assert_eq!(keys, ["v", "kid", "tid", "iat", "exp", "sub", "method", "target", "args", "awaits", "state"]);
+        assert_eq!(
+            keys,
+            [
+                "v", "kid", "tid", "iat", "exp", "sub", "method", "target", "args", "awaits",
+                "state"
+            ]
+        );
         let sub = i.fields.iter().find(|f| f.key == "sub").unwrap();
         assert_eq!(sub.value, "\"bob\"");
         // The characters said to carry "sub" decode to text containing it.
@@ -302,8 +340,18 @@ mod tests {
         let decoded = String::from_utf8_lossy(&URL_SAFE_NO_PAD.decode(chunk).unwrap()).into_owned();
         assert!(decoded.contains("bob"), "{decoded}");
         let exp = i.fields.iter().find(|f| f.key == "exp").unwrap();
-        assert!(exp.reading.as_deref().unwrap().contains("t = 120 s; in 112 s"), "{:?}", exp.reading);
-        assert_eq!(i.parts.iter().map(|p| p.0).collect::<Vec<_>>(), [Part::Prefix, Part::Payload, Part::Signature]);
+        assert!(
+            exp.reading
+                .as_deref()
+                .unwrap()
+                .contains("t = 120 s; in 112 s"),
+            "{:?}",
+            exp.reading
+        );
+        assert_eq!(
+            i.parts.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [Part::Prefix, Part::Payload, Part::Signature]
+        );
     }
 
     #[test]
@@ -328,11 +376,17 @@ mod tests {
 
     #[test]
     fn sealed_tickets_hide_the_payload_but_pass_the_same_checks() {
-        let k = Knobs { seal: Seal::Sealed, ..Knobs::default() };
+        let k = Knobs {
+            seal: Seal::Sealed,
+            ..Knobs::default()
+        };
         let t = minted_ticket(k).unwrap();
         let i = inspect(k, &t, 8).unwrap();
         assert!(i.payload.is_none() && i.fields.is_empty());
-        assert_eq!(i.parts.iter().map(|p| p.0).collect::<Vec<_>>(), [Part::Prefix, Part::Sealed]);
+        assert_eq!(
+            i.parts.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [Part::Prefix, Part::Sealed]
+        );
         assert_eq!(i.verdict.symbols(), "✓✓✓✓✓");
     }
 }

@@ -9,7 +9,9 @@ use serde_json::Value;
 use crate::actor::Replica;
 use crate::knobs::Knobs;
 use crate::scenario::tamper;
-use crate::setup::{alice, answer_words, bob, mint, with_env, with_id, with_ticket, without_answer};
+use crate::setup::{
+    alice, answer_words, bob, mint, with_env, with_id, with_ticket, without_answer,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Move {
@@ -103,28 +105,48 @@ pub struct Outcome {
 impl Outcome {
     /// The first failing check of the first refused attempt.
     pub fn first_failure(&self) -> Option<Check> {
-        self.attempts.iter().find_map(|a| a.verdict.first_failure().map(|(c, _)| c))
+        self.attempts
+            .iter()
+            .find_map(|a| a.verdict.first_failure().map(|(c, _)| c))
     }
 
     pub fn deploys(&self) -> usize {
-        self.attempts.iter().filter(|a| a.deployed.is_some()).count()
+        self.attempts
+            .iter()
+            .filter(|a| a.deployed.is_some())
+            .count()
     }
 }
 
 /// A ticket for prod, minted with a key nobody else holds.
 fn forged(real: &Claims) -> String {
-    let key = Key::new("k1", b"a key I made up, 32 bytes long!!").unwrap_or_else(|_| unreachable!("32-byte key"));
+    let key = Key::new("k1", b"a key I made up, 32 bytes long!!")
+        .unwrap_or_else(|_| unreachable!("32-byte key"));
     let mut claims = real.clone();
     claims.state = serde_json::json!({"env": "prod"});
-    Codec::new(Keyring::new(key), mrtr_core::ticket::Seal::Signed).mint(&claims, &mut SeededEntropy::new(1))
+    Codec::new(Keyring::new(key), mrtr_core::ticket::Seal::Signed)
+        .mint(&claims, &mut SeededEntropy::new(1))
 }
 
 /// Changes one character in the middle of the signature (or the sealed body).
 fn one_char(ticket: &str) -> String {
-    let at = ticket.rfind('.').map(|d| (d + ticket.len()) / 2).unwrap_or(ticket.len() / 2);
+    let at = ticket
+        .rfind('.')
+        .map(|d| (d + ticket.len()) / 2)
+        .unwrap_or(ticket.len() / 2);
     ticket
         .char_indices()
-        .map(|(i, c)| if i == at { if c == 'Q' { 'R' } else { 'Q' } } else { c })
+        .map(|(i, c)| {
+            if i == at {
+                if c == 'Q' {
+                    'R'
+                } else {
+                    'Q'
+                }
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
@@ -132,42 +154,99 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Outcome> {
     let m = mint(knobs)?;
     let mut w = m.world;
     let plan: Vec<(Principal, u64, Value, String)> = match mv {
-        Move::Honest => vec![(bob(), 8, m.retry.clone(), "the retry with the answer and the ticket".into())],
+        Move::Honest => vec![(
+            bob(),
+            8,
+            m.retry.clone(),
+            "the retry with the answer and the ticket".into(),
+        )],
         Move::EditToProd => {
             let (t, what) = tamper(&m.ticket);
-            vec![(bob(), 8, with_ticket(&m.retry, &t), format!("the retry, ticket edited: {what}"))]
+            vec![(
+                bob(),
+                8,
+                with_ticket(&m.retry, &t),
+                format!("the retry, ticket edited: {what}"),
+            )]
         }
-        Move::AliceReplays => vec![(alice(), 20, with_id(&m.retry, 9), "bob's retry, sent with alice's token".into())],
-        Move::WaitFiveMinutes => vec![(bob(), 300, m.retry.clone(), "the honest retry, five minutes later".into())],
-        Move::AttachToProd => vec![(bob(), 8, with_id(&with_env(&m.retry, "prod"), 4), "a deploy to prod carrying the staging ticket".into())],
+        Move::AliceReplays => vec![(
+            alice(),
+            20,
+            with_id(&m.retry, 9),
+            "bob's retry, sent with alice's token".into(),
+        )],
+        Move::WaitFiveMinutes => vec![(
+            bob(),
+            300,
+            m.retry.clone(),
+            "the honest retry, five minutes later".into(),
+        )],
+        Move::AttachToProd => vec![(
+            bob(),
+            8,
+            with_id(&with_env(&m.retry, "prod"), 4),
+            "a deploy to prod carrying the staging ticket".into(),
+        )],
         Move::SendTwice => vec![
             (bob(), 8, m.retry.clone(), "the honest retry".into()),
-            (bob(), 10, with_id(&m.retry, 5), "the same retry again".into()),
+            (
+                bob(),
+                10,
+                with_id(&m.retry, 5),
+                "the same retry again".into(),
+            ),
         ],
-        Move::WithoutAnswer => vec![(bob(), 8, without_answer(&m.retry), "the retry with the ticket but no answer".into())],
-        Move::ChangeOneChar => vec![(bob(), 8, with_ticket(&m.retry, &one_char(&m.ticket)), "the retry, one character of the ticket changed".into())],
-        Move::Forge => vec![(bob(), 8, with_ticket(&m.retry, &forged(&m.claims)), "a ticket for prod signed with a made-up key".into())],
+        Move::WithoutAnswer => vec![(
+            bob(),
+            8,
+            without_answer(&m.retry),
+            "the retry with the ticket but no answer".into(),
+        )],
+        Move::ChangeOneChar => vec![(
+            bob(),
+            8,
+            with_ticket(&m.retry, &one_char(&m.ticket)),
+            "the retry, one character of the ticket changed".into(),
+        )],
+        Move::Forge => vec![(
+            bob(),
+            8,
+            with_ticket(&m.retry, &forged(&m.claims)),
+            "a ticket for prod signed with a made-up key".into(),
+        )],
     };
     let mut attempts = Vec::new();
     for (who, at_s, msg, what) in plan {
         w.jump_to(at_s);
         let reply = w.serve(Replica::B, &who, &msg);
-        let verdict = reply.verdict().cloned().unwrap_or(Verdict { outcomes: vec![], claims: None });
+        let verdict = reply.verdict().cloned().unwrap_or(Verdict {
+            outcomes: vec![],
+            claims: None,
+        });
         let response = reply.response.clone().unwrap_or(Value::Null);
-        let deployed = response.pointer("/result/content/0/text").and_then(Value::as_str).filter(|t| t.starts_with("deployed")).map(str::to_owned);
+        let deployed = response
+            .pointer("/result/content/0/text")
+            .and_then(Value::as_str)
+            .filter(|t| t.starts_with("deployed"))
+            .map(str::to_owned);
         attempts.push(Attempt {
             what,
             bearer: format!("{who}-token"),
             at_s,
             request: msg,
             answer: answer_words(&response, Some(&verdict)),
-            detail: verdict.first_failure().map(|(c, r)| format!("{} check failed: {r}", c.id())),
+            detail: verdict
+                .first_failure()
+                .map(|(c, r)| format!("{} check failed: {r}", c.id())),
             response,
             verdict,
             deployed,
         });
     }
-    Some(Outcome { ticket: m.ticket, attempts })
+    Some(Outcome {
+        ticket: m.ticket,
+        attempts,
+    })
 }
 
 #[cfg(test)]
@@ -204,8 +283,18 @@ mod tests {
 
     #[test]
     fn twice_deploys_twice_unless_single_use() {
-        assert_eq!(play(Knobs::default(), Move::SendTwice).unwrap().deploys(), 2);
-        let o = play(Knobs { single_use: true, ..Knobs::default() }, Move::SendTwice).unwrap();
+        assert_eq!(
+            play(Knobs::default(), Move::SendTwice).unwrap().deploys(),
+            2
+        );
+        let o = play(
+            Knobs {
+                single_use: true,
+                ..Knobs::default()
+            },
+            Move::SendTwice,
+        )
+        .unwrap();
         assert_eq!(o.deploys(), 1);
         assert_eq!(o.first_failure(), Some(Check::SingleUse));
     }
@@ -213,20 +302,43 @@ mod tests {
     #[test]
     fn without_the_answer_the_question_comes_again() {
         let o = play(Knobs::default(), Move::WithoutAnswer).unwrap();
-        assert_eq!(o.attempts[0].response["result"]["resultType"], "input_required");
+        assert_eq!(
+            o.attempts[0].response["result"]["resultType"],
+            "input_required"
+        );
         assert!(o.attempts[0].answer.starts_with("Asked again"));
     }
 
     #[test]
     fn refusals_are_uniform_on_the_wire_and_detailed_in_the_log() {
-        for mv in [Move::EditToProd, Move::AliceReplays, Move::WaitFiveMinutes, Move::AttachToProd, Move::Forge] {
+        for mv in [
+            Move::EditToProd,
+            Move::AliceReplays,
+            Move::WaitFiveMinutes,
+            Move::AttachToProd,
+            Move::Forge,
+        ] {
             let a = &play(Knobs::default(), mv).unwrap().attempts[0];
-            assert_eq!(a.response["error"]["message"], "Invalid or expired requestState", "{mv:?}");
+            assert_eq!(
+                a.response["error"]["message"], "Invalid or expired requestState",
+                "{mv:?}"
+            );
             assert!(a.detail.is_some(), "{mv:?}");
         }
         for mv in Move::ALL {
-            let sealed = play(Knobs { seal: Seal::Sealed, ..Knobs::default() }, mv).unwrap();
-            assert_eq!(sealed.first_failure(), play(Knobs::default(), mv).unwrap().first_failure(), "{mv:?}");
+            let sealed = play(
+                Knobs {
+                    seal: Seal::Sealed,
+                    ..Knobs::default()
+                },
+                mv,
+            )
+            .unwrap();
+            assert_eq!(
+                sealed.first_failure(),
+                play(Knobs::default(), mv).unwrap().first_failure(),
+                "{mv:?}"
+            );
         }
     }
 

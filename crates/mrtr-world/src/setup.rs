@@ -33,12 +33,25 @@ pub fn alice() -> Principal {
 /// Plays the call and A's answer. `None` only if the knobs make A refuse the call.
 pub fn mint(knobs: Knobs) -> Option<Minted> {
     let mut w = World::new(knobs);
-    let (mut pending, call) = w.client.begin("tools/call", json!({"name": "deploy", "arguments": {"env": "staging"}}));
-    w.send(Actor::Client, Actor::Balancer, MessageKind::Call, call.clone());
+    let (mut pending, call) = w.client.begin(
+        "tools/call",
+        json!({"name": "deploy", "arguments": {"env": "staging"}}),
+    );
+    w.send(
+        Actor::Client,
+        Actor::Balancer,
+        MessageKind::Call,
+        call.clone(),
+    );
     w.route(Replica::A, "round robin: A is next");
     let reply = w.serve(Replica::A, &bob(), &call);
     let response = reply.response.clone()?;
-    w.send(Actor::Balancer, Actor::Client, MessageKind::InputRequired, response.clone());
+    w.send(
+        Actor::Balancer,
+        Actor::Client,
+        MessageKind::InputRequired,
+        response.clone(),
+    );
     w.forgot(Replica::A);
     w.step("Replica A mints the ticket at t = 0", "A writes the work, the caller, a digest of the request and an expiry into the payload, signs it, and forgets.", Actor::ReplicaA);
     let (ticket, claims) = reply.minted().map(|(t, c)| (t.to_owned(), c.clone()))?;
@@ -46,7 +59,14 @@ pub fn mint(knobs: Knobs) -> Option<Minted> {
     let ClientStep::Retry(retry) = w.client.on_response(&mut pending, &response, &mut host) else {
         return None;
     };
-    Some(Minted { world: w, call, response, ticket, claims, retry })
+    Some(Minted {
+        world: w,
+        call,
+        response,
+        ticket,
+        claims,
+        retry,
+    })
 }
 
 /// The retry with another ticket.
@@ -80,14 +100,20 @@ pub fn with_id(msg: &Value, id: i64) -> Value {
 
 /// What the server's answer means, in plain words.
 pub fn answer_words(response: &Value, verdict: Option<&mrtr_core::Verdict>) -> String {
-    if let Some(text) = response.pointer("/result/content/0/text").and_then(Value::as_str) {
+    if let Some(text) = response
+        .pointer("/result/content/0/text")
+        .and_then(Value::as_str)
+    {
         return format!("Accepted: {text}.");
     }
     if response.pointer("/result/resultType") == Some(&json!("input_required")) {
         return "Asked again: the retry did not carry the answer, so the server repeats its question.".into();
     }
     match verdict.and_then(|v| v.first_failure()) {
-        Some((check, reason)) => format!("Refused: \u{201c}{}\u{201d} failed ({reason}).", check.question()),
+        Some((check, reason)) => format!(
+            "Refused: \u{201c}{}\u{201d} failed ({reason}).",
+            check.question()
+        ),
         None => match response.pointer("/error/message").and_then(Value::as_str) {
             Some(m) => format!("Refused: {m}."),
             None => "No answer.".into(),

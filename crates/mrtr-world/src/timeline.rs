@@ -99,22 +99,57 @@ pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
     let mut rows = Vec::new();
     for (kind, at_s) in RowKind::ALL.into_iter().zip(times) {
         let (who, id, msg, sent): (Principal, i64, Value, String) = match kind {
-            RowKind::Honest => (bob(), 3, m.retry.clone(), "deploy {env: staging} + ticket + yes".into()),
+            RowKind::Honest => (
+                bob(),
+                3,
+                m.retry.clone(),
+                "deploy {env: staging} + ticket + yes".into(),
+            ),
             RowKind::Edited => {
                 let (edited, _) = tamper(&m.ticket);
-                (bob(), 3, with_ticket(&m.retry, &edited), "deploy + ticket edited to prod".into())
+                (
+                    bob(),
+                    3,
+                    with_ticket(&m.retry, &edited),
+                    "deploy + ticket edited to prod".into(),
+                )
             }
-            RowKind::Stolen => (alice(), 9, m.retry.clone(), "deploy {env: staging} + bob's ticket".into()),
-            RowKind::Late => (bob(), 3, m.retry.clone(), "the honest retry, unchanged".into()),
-            RowKind::OtherRequest => (bob(), 4, with_env(&m.retry, "prod"), "deploy {env: prod} + staging ticket".into()),
-            RowKind::SentTwice => (bob(), 5, m.retry.clone(), "the honest retry, a second time".into()),
+            RowKind::Stolen => (
+                alice(),
+                9,
+                m.retry.clone(),
+                "deploy {env: staging} + bob's ticket".into(),
+            ),
+            RowKind::Late => (
+                bob(),
+                3,
+                m.retry.clone(),
+                "the honest retry, unchanged".into(),
+            ),
+            RowKind::OtherRequest => (
+                bob(),
+                4,
+                with_env(&m.retry, "prod"),
+                "deploy {env: prod} + staging ticket".into(),
+            ),
+            RowKind::SentTwice => (
+                bob(),
+                5,
+                m.retry.clone(),
+                "the honest retry, a second time".into(),
+            ),
         };
         let msg = with_id(&msg, id);
         w.jump_to(at_s);
         let reply = w.serve(kind.replica(), &who, &msg);
-        let verdict = reply.verdict().cloned().unwrap_or(Verdict { outcomes: vec![], claims: None });
+        let verdict = reply.verdict().cloned().unwrap_or(Verdict {
+            outcomes: vec![],
+            claims: None,
+        });
         let response = reply.response.clone().unwrap_or(Value::Null);
-        let detail = verdict.first_failure().map(|(c, r)| format!("{} check failed: {r}", c.id()));
+        let detail = verdict
+            .first_failure()
+            .map(|(c, r)| format!("{} check failed: {r}", c.id()));
         rows.push(Row {
             kind,
             at_s,
@@ -129,7 +164,11 @@ pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
             detail,
         });
     }
-    Some(Timeline { ticket: m.ticket, ttl_s: knobs.ttl_s, rows })
+    Some(Timeline {
+        ticket: m.ticket,
+        ttl_s: knobs.ttl_s,
+        rows,
+    })
 }
 
 #[cfg(test)]
@@ -138,17 +177,29 @@ mod tests {
     use crate::knobs::StoreMode;
 
     fn symbols(knobs: Knobs, times: [u64; 6]) -> Vec<String> {
-        timeline(knobs, times).unwrap().rows.iter().map(|r| r.verdict.symbols()).collect()
+        timeline(knobs, times)
+            .unwrap()
+            .rows
+            .iter()
+            .map(|r| r.verdict.symbols())
+            .collect()
     }
 
     #[test]
     fn the_default_matrix_is_the_lessons() {
-        assert_eq!(symbols(Knobs::default(), default_times()), ["✓✓✓✓✓", "✗––––", "✓✗–––", "✓✓✗––", "✓✓✓✗–", "✓✓✓✓✓"]);
+        assert_eq!(
+            symbols(Knobs::default(), default_times()),
+            ["✓✓✓✓✓", "✗––––", "✓✗–––", "✓✓✗––", "✓✓✓✗–", "✓✓✓✓✓"]
+        );
         let t = timeline(Knobs::default(), default_times()).unwrap();
         assert_eq!(t.rows[0].answer, "Accepted: deployed to staging.");
         assert_eq!(t.rows[2].bearer, "alice-token");
         assert!(t.rows[3].answer.contains("Not expired"));
-        assert!(t.rows[1].detail.as_deref().unwrap().starts_with("signature"));
+        assert!(t.rows[1]
+            .detail
+            .as_deref()
+            .unwrap()
+            .starts_with("signature"));
     }
 
     #[test]
@@ -156,7 +207,10 @@ mod tests {
         let mut times = default_times();
         times[0] = 121;
         assert_eq!(symbols(Knobs::default(), times)[0], "✓✓✗––");
-        let short = Knobs { ttl_s: 10, ..Knobs::default() };
+        let short = Knobs {
+            ttl_s: 10,
+            ..Knobs::default()
+        };
         let s = symbols(short, default_times());
         assert_eq!(s[0], "✓✓✓✓✓");
         assert_eq!(s[4], "✓✓✗––"); // at 30 s a 10 s ticket has expired before the request is compared
@@ -165,11 +219,18 @@ mod tests {
 
     #[test]
     fn single_use_refuses_the_repeat_only_with_a_shared_memory() {
-        let shared = Knobs { single_use: true, ..Knobs::default() };
+        let shared = Knobs {
+            single_use: true,
+            ..Knobs::default()
+        };
         let s = symbols(shared, default_times());
         assert_eq!(s[0], "✓✓✓✓✓✓");
         assert_eq!(s[5], "✓✓✓✓✓✗");
-        let per_replica = Knobs { single_use: true, store: StoreMode::PerReplica, ..Knobs::default() };
+        let per_replica = Knobs {
+            single_use: true,
+            store: StoreMode::PerReplica,
+            ..Knobs::default()
+        };
         let s = symbols(per_replica, default_times());
         assert_eq!(s[5], "✓✓✓✓✓✓", "replica A never saw B's redemption");
     }

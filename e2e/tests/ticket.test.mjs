@@ -1,0 +1,115 @@
+// The ticket inspector, the timeline and "misuse the ticket", in the browser.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+
+let site, browser;
+before(async () => { site = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await site?.close(); });
+
+const verdictOf = (page) => page.getByTestId('ticket-verdict').textContent();
+
+test('inspector: any edit of the ticket is refused at the signature, and time matters', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=ticket' });
+  await waitForApp(page);
+  assert.match(await verdictOf(page), /^Accepted/);
+  assert.match(await page.getByTestId('claims').textContent(), /"bob"/);
+
+  // Change one character by typing in the field.
+  const input = page.getByTestId('ticket-input');
+  const ticket = await input.inputValue();
+  const i = 30;
+  await input.fill(ticket.slice(0, i) + (ticket[i] === 'A' ? 'B' : 'A') + ticket.slice(i + 1));
+  assert.match(await verdictOf(page), /^Refused — signature check/);
+  assert.match(await page.getByTestId('ticket-response').textContent(), /Invalid or expired requestState/);
+  assert.match(page.url(), /ticket=/);
+
+  // The readable edit: staging → prod.
+  await page.getByTestId('edit-prod').click();
+  assert.match(await page.getByTestId('claims').textContent(), /"prod"/);
+  assert.match(await verdictOf(page), /^Refused — signature check/);
+
+  // Damage that breaks the format is located.
+  await input.fill('v1.eyJ2Ijox!');
+  assert.match(await page.getByTestId('ticket-problem').textContent(), /character 12/);
+
+  // Back to bob's ticket, retried after it expired: moved with the keyboard.
+  await page.getByText("Reset to bob's ticket").click();
+  await page.getByTestId('ticket-at').focus();
+  await page.keyboard.press('End');
+  assert.match(await verdictOf(page), /^Refused — expiry check/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('inspector: turning off B\'s signature check lets the edited ticket deploy to prod', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=ticket' });
+  await waitForApp(page);
+  await page.getByTestId('ticket-knobs').locator('input[data-check=signature]').uncheck();
+  await page.getByTestId('edit-prod').click();
+  assert.match(await verdictOf(page), /deployed to prod/);
+  // Sealing: the payload becomes unreadable, and the honest ticket is still accepted.
+  await page.getByText("Reset to bob's ticket").click();
+  await page.getByText('Seal tickets (AEAD)').click();
+  assert.equal(await page.getByTestId('claims').count(), 0);
+  assert.match(await verdictOf(page), /^Accepted/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('timeline: the lesson\'s table, and the clock moves rows', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=timeline' });
+  await waitForApp(page);
+  const row = (i) => page.getByTestId('timeline-table').locator(`tr[data-row="${i}"] td.check-cell`).evaluateAll((els) => els.map((e) => e.textContent.trim()[0]).join(''));
+  const symbols = [];
+  for (let i = 0; i < 6; i++) symbols.push(await row(i));
+  assert.deepEqual(symbols, ['✓✓✓✓✓', '✗––––', '✓✗–––', '✓✓✗––', '✓✓✓✗–', '✓✓✓✓✓']);
+  assert.match(await page.getByTestId('answer-0').textContent(), /Accepted: deployed to staging/);
+  // Drag the honest retry past the expiry with the keyboard.
+  await page.getByTestId('time-0').focus();
+  await page.keyboard.press('End');
+  assert.equal(await row(0), '✓✓✗––');
+  // Single use: the repeat is refused by a sixth check...
+  await page.getByTestId('single-use').check();
+  await page.getByTestId('time-0').fill('8');
+  assert.equal(await row(5), '✓✓✓✓✓✗');
+  // ...unless each replica keeps its own memory.
+  await page.getByTestId('per-replica').check();
+  assert.equal(await row(5), '✓✓✓✓✓✓');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('misuse: every move meets the check the lesson says', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=misuse' });
+  await waitForApp(page);
+  const expected = { honest: null, edit: 'signature', alice: 'principal', wait: 'expiry', prod: 'request', twice: null, noanswer: 'answer', onechar: 'signature', forge: 'signature' };
+  for (const [move, check] of Object.entries(expected)) {
+    await page.getByTestId(`move-${move}`).check();
+    const failed = await page.getByTestId('attempts').locator('li.check.failed').evaluateAll((els) => els.map((e) => e.dataset.check));
+    assert.deepEqual(failed.slice(0, 1), check ? [check] : [], move);
+  }
+  // Sent twice deploys twice; only the honest move deploys exactly once.
+  await page.getByTestId('move-twice').check();
+  assert.equal((await page.getByTestId('misuse-answer').allTextContents()).filter((t) => t.includes('deployed')).length, 2);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('misuse: predict, then reveal, all by keyboard', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=misuse' });
+  await waitForApp(page);
+  await page.getByTestId('predict').focus();
+  await page.keyboard.press('Space');
+  await page.getByTestId('move-alice').focus();
+  await page.keyboard.press('Space');
+  assert.equal(await page.getByTestId('attempts').count(), 0, 'nothing shown before the reveal');
+  await page.getByTestId('prediction').getByLabel('Stopped by the principal').focus();
+  await page.keyboard.press('Space');
+  await page.getByTestId('reveal').focus();
+  await page.keyboard.press('Enter');
+  assert.match(await page.getByTestId('prediction-feedback').textContent(), /You called it/);
+  assert.match(await page.getByTestId('misuse-answer').textContent(), /Bound to this caller/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

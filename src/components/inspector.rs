@@ -1,0 +1,180 @@
+use leptos::prelude::*;
+use mrtr_world::inspect::{inspect, minted_ticket, Inspection, Part};
+use mrtr_world::scenario::tamper;
+
+use super::knobs::ServerKnobs;
+use super::CheckList;
+use crate::state::link::{Link, Widget, MAX_TIME_S};
+
+/// A run of the ticket's characters that share a part and a field.
+#[derive(Clone, Debug, PartialEq)]
+struct Segment {
+    text: String,
+    part: Part,
+    field: Option<String>,
+}
+
+fn segments(i: &Inspection) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::new();
+    for (pos, ch) in i.ticket.char_indices() {
+        let part = i
+            .parts
+            .iter()
+            .find(|(_, r)| r.contains(&pos))
+            .map(|(p, _)| *p);
+        let Some(part) = part else {
+            // Outside every part (a damaged ticket): shown plain.
+            match out.last_mut() {
+                Some(s) if s.field.is_none() && s.part == Part::Prefix && s.text.is_empty() => {
+                    s.text.push(ch)
+                }
+                _ => out.push(Segment {
+                    text: ch.to_string(),
+                    part: Part::Prefix,
+                    field: None,
+                }),
+            }
+            continue;
+        };
+        let field = if part == Part::Payload {
+            i.fields
+                .iter()
+                .find(|f| f.chars.contains(&pos))
+                .map(|f| f.key.clone())
+        } else {
+            None
+        };
+        match out.last_mut() {
+            Some(s) if s.part == part && s.field == field => s.text.push(ch),
+            _ => out.push(Segment {
+                text: ch.to_string(),
+                part,
+                field,
+            }),
+        }
+    }
+    out
+}
+
+fn part_class(p: Part) -> &'static str {
+    match p {
+        Part::Prefix => "prefix",
+        Part::Payload => "payload",
+        Part::Signature => "signature",
+        Part::Sealed => "sealed",
+    }
+}
+
+/// The ticket taken apart and judged live. Edits are verified, never re-signed.
+#[component]
+pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
+    let knobs = Memo::new(move |_| link.with(|l| l.knobs));
+    let bobs = Memo::new(move |_| minted_ticket(knobs.get()).unwrap_or_default());
+    let text = Memo::new(move |_| {
+        link.with(|l| l.ticket.clone())
+            .unwrap_or_else(|| bobs.get())
+    });
+    let at = Memo::new(move |_| link.with(|l| l.at_s));
+    let inspection = Memo::new(move |_| inspect(knobs.get(), &text.get(), at.get()));
+    let hot = RwSignal::new(None::<String>);
+    let set_ticket = move |t: Option<String>| {
+        link.update(|l| {
+            l.ticket = t;
+            l.widget = Widget::Ticket;
+        })
+    };
+
+    view! {
+        <section class="card widget inspector" id="ticket" aria-labelledby="ticket-h" data-testid="inspector">
+            <h2 id="ticket-h">"Inside the ticket"</h2>
+            <p class="intro">"This is the ticket replica A gave bob. It comes back from the client, so the server treats it as hostile input. Edit it and replica B judges the honest retry carrying your version, live. Nothing here re-signs a ticket: that takes a key only the servers hold."</p>
+            {move || inspection.get().map(|i| {
+                let accepted = i.verdict.accepted() && i.response.get("error").is_none();
+                view! {
+                    <p class=if accepted { "verdict-bar ok" } else { "verdict-bar refused" } data-testid="ticket-verdict" role="status">
+                        <strong>{if accepted { "Accepted" } else { "Refused" }}</strong>
+                        {i.verdict.first_failure().map(|(c, _)| format!(" — {} check", c.id()))}
+                        <span class="answer">{format!(" · {}", i.answer)}</span>
+                    </p>
+                }
+            })}
+            <label class="block-label" for="ticket-text">"The requestState bob's client sends back"</label>
+            <textarea id="ticket-text" class="ticket-input" rows="5" spellcheck="false" autocomplete="off" data-testid="ticket-input"
+                prop:value=move || text.get()
+                on:input=move |ev| set_ticket(Some(event_target_value(&ev)))></textarea>
+            <div class="button-row">
+                <button type="button" on:click=move |_| set_ticket(None)>"Reset to bob's ticket"</button>
+                <button type="button" data-testid="edit-prod" on:click=move |_| set_ticket(Some(tamper(&bobs.get()).0))>"Edit it: staging → prod"</button>
+                <label class="at">"Retry at t = "
+                    <input type="range" min="0" max=MAX_TIME_S step="1" data-testid="ticket-at"
+                        prop:value=move || at.get().to_string()
+                        on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<u64>() { link.update(|l| { l.at_s = t.min(MAX_TIME_S); l.widget = Widget::Ticket; }); } }/>
+                    <output>{move || format!("{} s", at.get())}</output>
+                </label>
+            </div>
+            {move || inspection.get().map(|i| {
+                let segs = segments(&i);
+                view! {
+                    <div class="anatomy">
+                        <h3>"Its parts"</h3>
+                        <p class="ticket-parts" data-testid="ticket-parts">
+                            {segs.into_iter().map(|s| {
+                                let class = format!("tseg {}", part_class(s.part));
+                                match s.field.clone() {
+                                    Some(f) => {
+                                        let f2 = f.clone();
+                                        let f3 = f.clone();
+                                        let tip = format!("these characters encode \u{201c}{f}\u{201d}");
+                                        view! {
+                                            <span class=move || if hot.get().as_deref() == Some(f3.as_str()) { format!("{class} field-run hot") } else { format!("{class} field-run") }
+                                                tabindex="0" data-tip=tip data-field=f.clone()
+                                                on:mouseenter=move |_| hot.set(Some(f.clone()))
+                                                on:focus=move |_| hot.set(Some(f2.clone()))
+                                                on:mouseleave=move |_| hot.set(None)
+                                                on:blur=move |_| hot.set(None)>{s.text}</span>
+                                        }.into_any()
+                                    }
+                                    None => view! { <span class=class>{s.text}</span> }.into_any(),
+                                }
+                            }).collect_view()}
+                        </p>
+                        <ul class="part-legend">
+                            {i.parts.iter().map(|(p, r)| view! { <li><span class=format!("swatch {}", part_class(*p))></span>{format!("{} ({} characters)", p.label(), r.len())}</li> }).collect_view()}
+                        </ul>
+                        {i.problem.clone().map(|p| view! { <p class="problem" data-testid="ticket-problem">"Where it breaks: "{p}</p> })}
+                        {if i.payload.is_none() && i.problem.is_none() {
+                            Some(view! { <p class="sealed-note">"Sealed: without the key the payload is noise. The checks below still run, because the replicas hold the key. Signing stops edits; sealing also stops reading."</p> })
+                        } else { None }}
+                        {(!i.fields.is_empty()).then(|| view! {
+                            <table class="claims" data-testid="claims">
+                                <caption>"The payload, decoded: anyone holding the ticket can read this"</caption>
+                                <thead><tr><th scope="col">"Field"</th><th scope="col">"Value"</th><th scope="col">"What it is for"</th></tr></thead>
+                                <tbody>
+                                    {i.fields.iter().cloned().map(|f| {
+                                        let k = f.key.clone();
+                                        let k2 = f.key.clone();
+                                        view! {
+                                            <tr class=move || if hot.get().as_deref() == Some(k.as_str()) { "hot" } else { "" }
+                                                on:mouseenter=move |_| hot.set(Some(k2.clone())) on:mouseleave=move |_| hot.set(None)>
+                                                <th scope="row"><code>{f.key.clone()}</code></th>
+                                                <td><code class="value">{f.value}</code>{f.reading.map(|r| view! { <br/><span class="reading">{r}</span> })}</td>
+                                                <td>{f.explanation}</td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        })}
+                    </div>
+                    <div class="judgement">
+                        <CheckList verdict=i.verdict.clone() by="Replica B"/>
+                        <h4>"What the client receives"</h4>
+                        <pre class="json small" data-testid="ticket-response">{serde_json::to_string_pretty(&i.response).unwrap_or_default()}</pre>
+                        {i.detail.clone().map(|d| view! { <p class="log">"Replica B's log (never sent): "<code>{d}</code></p> })}
+                    </div>
+                }
+            })}
+            <ServerKnobs link=link widget=Widget::Ticket/>
+        </section>
+    }
+}

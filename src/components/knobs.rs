@@ -1,0 +1,87 @@
+use leptos::prelude::*;
+use mrtr_core::checks::Check;
+use mrtr_core::ticket::Seal;
+use mrtr_world::StoreMode;
+
+use crate::state::link::{Link, Widget};
+
+/// Changes the world's knobs from `widget` (the link then points there).
+fn set(link: RwSignal<Link>, widget: Widget, f: impl FnOnce(&mut Link)) {
+    link.update(|l| {
+        f(l);
+        l.widget = widget;
+    });
+}
+
+/// "Break it": what replica B checks, which key it holds, and how tickets are sealed.
+#[component]
+pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
+    let prefix = widget.id();
+    view! {
+        <fieldset class="knobs" data-testid=format!("{prefix}-knobs")>
+            <legend>"Break it: replica B's settings"</legend>
+            <div class="knob-row">
+                <span class="knob-label">"Checks B runs:"</span>
+                {[Check::Signature, Check::Principal, Check::Expiry, Check::Request, Check::Answer].into_iter().map(|c| view! {
+                    <label class="toggle">
+                        <input type="checkbox" data-check=c.id()
+                            prop:checked=move || link.with(|l| l.knobs.policy_b.runs(c))
+                            on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.policy_b.set(c, on)); }/>
+                        {c.question()}
+                    </label>
+                }).collect_view()}
+            </div>
+            <div class="knob-row">
+                <label class="toggle">
+                    <input type="checkbox" prop:checked=move || link.with(|l| l.knobs.b_key_differs)
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.b_key_differs = on); }/>
+                    "B holds a different key from A"
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" prop:checked=move || link.with(|l| l.knobs.seal == Seal::Sealed)
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.seal = if on { Seal::Sealed } else { Seal::Signed }); }/>
+                    "Seal tickets (AEAD) instead of signing them (HMAC)"
+                </label>
+            </div>
+            <div class="knob-row">
+                <button type="button" on:click=move |_| set(link, widget, |l| {
+                    l.knobs.policy_b.expiry = false;
+                    l.knobs.policy_b.principal = false;
+                })>"Be the lesson's raw lab server (no expiry or principal check)"</button>
+                <button type="button" on:click=move |_| set(link, widget, |l| {
+                    let seed = l.knobs.seed;
+                    l.knobs = mrtr_world::Knobs { seed, ..Default::default() };
+                })>"Reset the servers"</button>
+            </div>
+        </fieldset>
+    }
+}
+
+/// The clock's knobs: ticket lifetime and single use, and where its memory lives.
+#[component]
+pub fn ClockKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
+    view! {
+        <fieldset class="knobs" data-testid="clock-knobs">
+            <legend>"Time and single use"</legend>
+            <div class="knob-row">
+                <label class="ttl">"Ticket lifetime (TTL) "
+                    <input type="range" min="10" max="600" step="5" data-testid="ttl"
+                        prop:value=move || link.with(|l| l.knobs.ttl_s.to_string())
+                        on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<u64>() { set(link, widget, |l| l.knobs.ttl_s = t.clamp(1, 3600)); } }/>
+                    <output>{move || format!("{} s", link.with(|l| l.knobs.ttl_s))}</output>
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" data-testid="single-use" prop:checked=move || link.with(|l| l.knobs.single_use)
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.single_use = on); }/>
+                    "Single use: remember redeemed tickets"
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" data-testid="per-replica" prop:checked=move || link.with(|l| l.knobs.store == StoreMode::PerReplica)
+                        prop:disabled=move || link.with(|l| !l.knobs.single_use)
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.store = if on { StoreMode::PerReplica } else { StoreMode::Shared }); }/>
+                    "Each replica remembers only its own redemptions"
+                </label>
+            </div>
+        </fieldset>
+    }
+}

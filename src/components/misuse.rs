@@ -1,0 +1,110 @@
+use leptos::prelude::*;
+use mrtr_core::checks::Check;
+use mrtr_world::misuse::{play, Move};
+
+use super::CheckList;
+use crate::state::link::{Link, Widget};
+
+/// What the reader can predict.
+const PREDICTIONS: [(&str, &str); 7] = [
+    ("deploys", "It deploys"),
+    ("signature", "Stopped by the signature"),
+    ("principal", "Stopped by the principal"),
+    ("expiry", "Stopped by the expiry"),
+    ("request", "Stopped by the request digest"),
+    ("answer", "Asked again (no answer)"),
+    ("single-use", "Stopped by single use"),
+];
+
+fn truth(first: Option<Check>) -> &'static str {
+    first.map(|c| c.id()).unwrap_or("deploys")
+}
+
+/// bob holds a ticket for staging; the reader plays the client or a thief.
+#[component]
+pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
+    let knobs = Memo::new(move |_| link.with(|l| l.knobs));
+    let mv = Memo::new(move |_| link.with(|l| l.mv));
+    let predict = Memo::new(move |_| link.with(|l| l.predict));
+    let outcome = Memo::new(move |_| mv.get().and_then(|m| play(knobs.get(), m)));
+    let guess = RwSignal::new(None::<&'static str>);
+    let revealed = RwSignal::new(false);
+    // A new move (or a new world) hides the answer again when predicting.
+    Effect::new(move |_| {
+        mv.track();
+        knobs.track();
+        guess.set(None);
+        revealed.set(false);
+    });
+    let show = move || mv.get().is_some() && (!predict.get() || revealed.get());
+    view! {
+        <section class="card widget misuse" id="misuse" aria-labelledby="misuse-h" data-testid="misuse">
+            <h2 id="misuse-h">"Misuse the ticket"</h2>
+            <p class="intro">"bob called deploy to staging and got back input_required with a ticket. Play his client, or someone who got hold of the ticket, and pick a move. Only one move gets the deploy through cleanly."</p>
+            <label class="toggle">
+                <input type="checkbox" data-testid="predict" prop:checked=move || predict.get()
+                    on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { l.predict = on; l.widget = Widget::Misuse; }); }/>
+                "Let me predict the outcome before I see it"
+            </label>
+            <fieldset class="moves">
+                <legend>"Your move"</legend>
+                {Move::ALL.into_iter().map(|m| view! {
+                    <label class=move || if mv.get() == Some(m) { "move on" } else { "move" }>
+                        <input type="radio" name="misuse-move" value=m.id() data-testid=format!("move-{}", m.id())
+                            prop:checked=move || mv.get() == Some(m)
+                            on:change=move |_| link.update(|l| { l.mv = Some(m); l.widget = Widget::Misuse; })/>
+                        <span class="move-label">{m.label()}</span>
+                        <span class="role">{m.role()}</span>
+                    </label>
+                }).collect_view()}
+            </fieldset>
+            <Show when=move || predict.get() && mv.get().is_some() && !revealed.get()>
+                <fieldset class="predict" data-testid="prediction">
+                    <legend>"What will replica B do?"</legend>
+                    {PREDICTIONS.into_iter().map(|(id, label)| view! {
+                        <label class="toggle">
+                            <input type="radio" name="misuse-guess" value=id prop:checked=move || guess.get() == Some(id) on:change=move |_| guess.set(Some(id))/>
+                            {label}
+                        </label>
+                    }).collect_view()}
+                    <button type="button" class="primary" data-testid="reveal" prop:disabled=move || guess.get().is_none() on:click=move |_| revealed.set(true)>"Reveal"</button>
+                </fieldset>
+            </Show>
+            <Show when=show>
+                {move || outcome.get().map(|o| {
+                    let right = guess.get().map(|g| g == truth(o.first_failure()));
+                    view! {
+                        {right.map(|r| view! {
+                            <p class=if r { "feedback ok" } else { "feedback refused" } role="status" data-testid="prediction-feedback">
+                                {if r { "You called it." } else { "Not this time." }}
+                                {format!(" The answer: {}.", PREDICTIONS.iter().find(|(id, _)| *id == truth(o.first_failure())).map(|(_, l)| *l).unwrap_or(""))}
+                            </p>
+                        })}
+                        <ol class="attempts" data-testid="attempts">
+                            {o.attempts.into_iter().enumerate().map(|(n, a)| view! {
+                                <li class="attempt">
+                                    <div class="attempt-col">
+                                        <h3>{format!("{}. The client sends", n + 1)}</h3>
+                                        <p>{a.what.clone()}</p>
+                                        <p><code>{format!("Authorization: Bearer {} · at t = {} s", a.bearer, a.at_s)}</code></p>
+                                        <details><summary>"The request, as sent"</summary><pre class="json small">{serde_json::to_string_pretty(&a.request).unwrap_or_default()}</pre></details>
+                                    </div>
+                                    <div class="attempt-col lights">
+                                        <h3>"Replica B checks"</h3>
+                                        <CheckList verdict=a.verdict.clone()/>
+                                    </div>
+                                    <div class="attempt-col">
+                                        <h3>"The server answers"</h3>
+                                        <p class="answer-words" data-testid="misuse-answer">{a.answer.clone()}</p>
+                                        <pre class="json small">{serde_json::to_string_pretty(&a.response).unwrap_or_default()}</pre>
+                                        {a.detail.clone().map(|d| view! { <p class="log">"B's log (never sent): "<code>{d}</code></p> })}
+                                    </div>
+                                </li>
+                            }).collect_view()}
+                        </ol>
+                    }
+                })}
+            </Show>
+        </section>
+    }
+}
