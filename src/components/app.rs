@@ -1,6 +1,8 @@
 use leptos::prelude::*;
 
-use super::{MisuseTicket, RoundTrip, TicketInspector, TicketTimeline};
+use super::{
+    MisuseTicket, Quiz, RoundTrip, RulesExplorer, RunItRaw, TicketInspector, TicketTimeline,
+};
 use crate::state::link::{Link, Widget};
 
 fn location_hash() -> String {
@@ -24,6 +26,18 @@ fn replace_hash(fragment: &str) {
     }
 }
 
+/// Brings a widget into view once the page has been drawn.
+fn scroll_to(widget: Widget) {
+    request_animation_frame(move || {
+        let el = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(widget.id()));
+        if let Some(el) = el {
+            el.scroll_into_view();
+        }
+    });
+}
+
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
@@ -38,23 +52,18 @@ pub fn App() -> impl IntoView {
     // …and the state follows a URL the reader edits by hand.
     let listener = window_event_listener(leptos::ev::hashchange, move |_| {
         let (l, n) = Link::parse(&location_hash());
+        let target = l.widget;
         if link.try_with_untracked(|cur| *cur != l) == Some(true) {
             link.set(l);
         }
         notes.set(n);
+        scroll_to(target);
     });
     on_cleanup(move || listener.remove());
     // A link to a widget lands on it, once the page has been drawn.
     let target = link.with_untracked(|l| l.widget);
     if target != Widget::RoundTrip {
-        request_animation_frame(move || {
-            let el = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id(target.id()));
-            if let Some(el) = el {
-                el.scroll_into_view();
-            }
-        });
+        scroll_to(target);
     }
 
     view! {
@@ -85,6 +94,9 @@ pub fn App() -> impl IntoView {
             <TicketInspector link=link/>
             <TicketTimeline link=link/>
             <MisuseTicket link=link/>
+            <RunItRaw link=link/>
+            <RulesExplorer link=link/>
+            <Quiz/>
         </main>
         <footer class="colophon">
             <p>"Every message, ticket and verdict on this page is computed by the lab's protocol core, compiled to WebAssembly: the same code that passes the official MCP conformance suite natively."</p>

@@ -5,12 +5,18 @@ mod check_list;
 pub mod inspector;
 pub mod knobs;
 pub mod misuse;
+pub mod quiz;
+pub mod raw;
 pub mod roundtrip;
+pub mod rules;
 pub mod timeline;
 
 pub use app::App;
 pub use check_list::CheckList;
 pub use inspector::TicketInspector;
 pub use misuse::MisuseTicket;
+pub use quiz::Quiz;
+pub use raw::RunItRaw;
 pub use roundtrip::RoundTrip;
+pub use rules::RulesExplorer;
 pub use timeline::TicketTimeline;

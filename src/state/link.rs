@@ -5,7 +5,10 @@
 
 use mrtr_core::checks::{Check, CheckPolicy};
 use mrtr_core::ticket::Seal;
+use mrtr_core::wire::ClientCapabilities;
 use mrtr_world::misuse::Move;
+use mrtr_world::raw::Breakage;
+use mrtr_world::rules::METHODS;
 use mrtr_world::timeline::default_times;
 use mrtr_world::{Ending, Knobs, StoreMode};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
@@ -27,14 +30,20 @@ pub enum Widget {
     Ticket,
     Timeline,
     Misuse,
+    Raw,
+    Rules,
+    Quiz,
 }
 
 impl Widget {
-    pub const ALL: [Widget; 4] = [
+    pub const ALL: [Widget; 7] = [
         Widget::RoundTrip,
         Widget::Ticket,
         Widget::Timeline,
         Widget::Misuse,
+        Widget::Raw,
+        Widget::Rules,
+        Widget::Quiz,
     ];
 
     pub fn id(self) -> &'static str {
@@ -43,6 +52,9 @@ impl Widget {
             Widget::Ticket => "ticket",
             Widget::Timeline => "timeline",
             Widget::Misuse => "misuse",
+            Widget::Raw => "raw",
+            Widget::Rules => "rules",
+            Widget::Quiz => "quiz",
         }
     }
 
@@ -69,6 +81,37 @@ pub struct Link {
     // Misuse: the chosen move, and whether the reader predicts before the reveal.
     pub mv: Option<Move>,
     pub predict: bool,
+    // Run it raw: what is broken, and which legacy transport.
+    pub breakage: Breakage,
+    pub stateless: bool,
+    // The rules explorer: the method, and the declared capabilities.
+    pub method: &'static str,
+    pub caps: ClientCapabilities,
+}
+
+fn caps_list(c: &ClientCapabilities) -> String {
+    let mut v = Vec::new();
+    if c.elicitation_form {
+        v.push("form");
+    }
+    if c.elicitation_url {
+        v.push("url");
+    }
+    if c.sampling {
+        v.push("sampling");
+    }
+    if c.roots {
+        v.push("roots");
+    }
+    v.join(",")
+}
+
+/// The rules explorer's default: a client that declares form elicitation only.
+pub fn default_caps() -> ClientCapabilities {
+    ClientCapabilities {
+        elicitation_form: true,
+        ..Default::default()
+    }
 }
 
 pub const DEFAULT_AT_S: u64 = 8;
@@ -88,6 +131,10 @@ impl Default for Link {
             times: default_times(),
             mv: None,
             predict: false,
+            breakage: Breakage::default(),
+            stateless: false,
+            method: METHODS[0],
+            caps: default_caps(),
         }
     }
 }
@@ -171,6 +218,21 @@ impl Link {
         }
         if self.predict {
             parts.push("predict=1".into());
+        }
+        if self.breakage.change_ticket {
+            parts.push("chg=1".into());
+        }
+        if self.breakage.no_signature_check {
+            parts.push("nosig=1".into());
+        }
+        if self.stateless {
+            parts.push("lane=stateless".into());
+        }
+        if self.method != METHODS[0] {
+            parts.push(format!("method={}", self.method));
+        }
+        if self.caps != default_caps() {
+            parts.push(format!("caps={}", caps_list(&self.caps)));
         }
         parts.join("&")
     }
@@ -267,6 +329,35 @@ impl Link {
                     "0" => link.predict = false,
                     _ => bad(&mut notes),
                 },
+                "chg" => link.breakage.change_ticket = value == "1",
+                "nosig" => link.breakage.no_signature_check = value == "1",
+                "lane" => match value {
+                    "stateless" => link.stateless = true,
+                    "stdio" => link.stateless = false,
+                    _ => bad(&mut notes),
+                },
+                "method" => match METHODS.iter().find(|m| **m == value) {
+                    Some(m) => link.method = m,
+                    None => bad(&mut notes),
+                },
+                "caps" => {
+                    let mut c = ClientCapabilities::default();
+                    let mut ok = true;
+                    for name in value.split(',').filter(|n| !n.is_empty()) {
+                        match name {
+                            "form" => c.elicitation_form = true,
+                            "url" => c.elicitation_url = true,
+                            "sampling" => c.sampling = true,
+                            "roots" => c.roots = true,
+                            _ => ok = false,
+                        }
+                    }
+                    if ok {
+                        link.caps = c;
+                    } else {
+                        bad(&mut notes);
+                    }
+                }
                 _ => notes.push(format!("unknown setting {key:?}")),
             }
         }
@@ -313,6 +404,17 @@ mod tests {
         l.times = [1, 2, 3, 4, 5, 600];
         l.mv = Some(Move::Forge);
         l.predict = true;
+        l.breakage = Breakage {
+            change_ticket: true,
+            no_signature_check: true,
+        };
+        l.stateless = true;
+        l.method = "prompts/list";
+        l.caps = ClientCapabilities {
+            sampling: true,
+            roots: true,
+            ..Default::default()
+        };
         let f = l.to_fragment();
         assert!(f.contains("ticket=v1.abc.d%20e%26f%3Dg%23h%C3%A9"), "{f}");
         assert_eq!(Link::parse(&f), (l, vec![]));

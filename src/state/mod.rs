@@ -5,3 +5,5 @@ pub mod frames;
 pub mod json_view;
 pub mod link;
 pub mod playback;
+pub mod quiz;
+pub mod spec_rules;

@@ -11,6 +11,8 @@ pub mod geometry;
 pub mod inspect;
 pub mod knobs;
 pub mod misuse;
+pub mod raw;
+pub mod rules;
 pub mod scenario;
 pub mod setup;
 pub mod timeline;

@@ -1,0 +1,390 @@
+//! "Run it raw": the lab's transcripts, line by line, produced by the real client and server
+//! over an in-page transport. The modern era (discover, call, input_required, retry,
+//! complete, and a -32022) beside the legacy era run by the same handler through the shim,
+//! over stdio and over stateless HTTP.
+
+use mrtr_core::legacy::Connection;
+use mrtr_core::wire::{ClientCapabilities, InputRequest};
+use mrtr_core::{
+    AgreeableHost, CallContext, Client, FixedClock, Host, Principal, SeededEntropy, Server,
+    Step as ClientStep,
+};
+use serde_json::{json, Value};
+
+use crate::knobs::Knobs;
+use crate::misuse::one_char;
+use crate::world::{EPOCH_S, SHARED_SECRET};
+
+/// Where a line sits, so the two eras line up side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    Open,
+    Call,
+    Ask,
+    Answer,
+    Finish,
+    Version,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 6] = [
+        Phase::Open,
+        Phase::Call,
+        Phase::Ask,
+        Phase::Answer,
+        Phase::Finish,
+        Phase::Version,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Phase::Open => "Opening",
+            Phase::Call => "The call",
+            Phase::Ask => "The question",
+            Phase::Answer => "The answer",
+            Phase::Finish => "The result",
+            Phase::Version => "A version nobody speaks",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawLine {
+    /// True for client → server (`-->`).
+    pub outgoing: bool,
+    pub json: Value,
+    pub phase: Phase,
+}
+
+impl RawLine {
+    /// The line as the lab prints it.
+    pub fn text(&self) -> String {
+        format!(
+            "{} {}",
+            if self.outgoing { "-->" } else { "<--" },
+            self.json
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lane {
+    pub title: String,
+    pub lines: Vec<RawLine>,
+}
+
+impl Lane {
+    /// JSON lines, one message per line, for download.
+    pub fn jsonl(&self) -> String {
+        self.lines
+            .iter()
+            .map(|l| json!({"direction": if l.outgoing { "client->server" } else { "server->client" }, "phase": format!("{:?}", l.phase).to_lowercase(), "message": l.json}).to_string() + "\n")
+            .collect()
+    }
+
+    pub fn text(&self) -> String {
+        self.lines.iter().map(|l| l.text() + "\n").collect()
+    }
+}
+
+/// What "break it" changes in the modern run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Breakage {
+    /// Change one character of the ticket before the retry.
+    pub change_ticket: bool,
+    /// The server skips the signature check.
+    pub no_signature_check: bool,
+}
+
+fn server(knobs: &Knobs, breakage: Breakage) -> Server {
+    let mut s = Server::lab(
+        mrtr_core::Key::new("k1", SHARED_SECRET).unwrap_or_else(|_| unreachable!("32-byte key")),
+    );
+    s.config.ttl_s = knobs.ttl_s;
+    s.config.policy.signature = !breakage.no_signature_check;
+    s
+}
+
+struct Wire {
+    server: Server,
+    conn: Connection,
+    rng: SeededEntropy,
+    user: Principal,
+    lines: Vec<RawLine>,
+}
+
+impl Wire {
+    fn new(server: Server, conn: Connection, seed: u64) -> Wire {
+        Wire {
+            server,
+            conn,
+            rng: SeededEntropy::new(seed),
+            user: Principal::user("stdio-user"),
+            lines: Vec::new(),
+        }
+    }
+
+    /// Sends one message and records it and everything the server sends back.
+    fn send(&mut self, msg: &Value, phase: Phase) -> Vec<Value> {
+        self.lines.push(RawLine {
+            outgoing: true,
+            json: msg.clone(),
+            phase,
+        });
+        let clock = FixedClock((EPOCH_S + 1) * 1000);
+        let out = self
+            .conn
+            .receive(
+                &mut self.server,
+                msg,
+                &mut CallContext {
+                    principal: &self.user,
+                    clock: &clock,
+                    entropy: &mut self.rng,
+                },
+            )
+            .outgoing;
+        for m in &out {
+            let phase = if m.get("method").is_some() {
+                Phase::Ask
+            } else {
+                phase
+            };
+            self.lines.push(RawLine {
+                outgoing: false,
+                json: m.clone(),
+                phase,
+            });
+        }
+        out
+    }
+}
+
+/// The 2026-07-28 era: probe, call, input_required, retry with the ticket, complete; then a
+/// request at a version the server does not speak.
+pub fn modern(knobs: Knobs, breakage: Breakage) -> Lane {
+    let mut w = Wire::new(server(&knobs, breakage), Connection::new(), knobs.seed);
+    let mut client = Client::new(
+        ClientCapabilities {
+            elicitation_form: true,
+            ..Default::default()
+        },
+        "lab-client",
+        "1.0.0",
+    )
+    .with_first_id(1);
+    let probe = client.simple("server/discover", json!({}));
+    w.send(&probe, Phase::Open);
+    let (mut call, first) = client.begin(
+        "tools/call",
+        json!({"name": "deploy", "arguments": {"env": "prod"}}),
+    );
+    let resp = w.send(&first, Phase::Call);
+    if let Some(r) = resp.first() {
+        let phase_fix = w.lines.len() - 1;
+        w.lines[phase_fix].phase = Phase::Ask;
+        let mut host = AgreeableHost::with(json!({"confirm": true}));
+        if let ClientStep::Retry(mut retry) = client.on_response(&mut call, r, &mut host) {
+            if breakage.change_ticket {
+                if let Some(t) = retry
+                    .pointer("/params/requestState")
+                    .and_then(Value::as_str)
+                {
+                    let changed = one_char(t);
+                    retry["params"]["requestState"] = json!(changed);
+                }
+            }
+            let out = w.send(&retry, Phase::Answer);
+            if !out.is_empty() {
+                let last = w.lines.len() - 1;
+                w.lines[last].phase = Phase::Finish;
+            }
+        }
+    }
+    let mut old = client.simple("tools/list", json!({}));
+    old["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
+    w.send(&old, Phase::Version);
+    Lane {
+        title: "2026-07-28: input_required and a ticket".into(),
+        lines: w.lines,
+    }
+}
+
+/// A 2025-11-25 client over a connection that can carry server→client requests (stdio): the
+/// same handler asks through the shim's real `elicitation/create`.
+pub fn legacy(knobs: Knobs, stateless: bool) -> Lane {
+    let conn = if stateless {
+        Connection::stateless()
+    } else {
+        Connection::new()
+    };
+    let mut w = Wire::new(server(&knobs, Breakage::default()), conn, knobs.seed);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "old-client", "version": "1.0.0"}}});
+    w.send(&init, Phase::Open);
+    w.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Phase::Open,
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "deploy", "arguments": {"env": "prod"}}});
+    let out = w.send(&call, Phase::Call);
+    let mut host = AgreeableHost::with(json!({"confirm": true}));
+    let mut pending: Vec<Value> = out
+        .into_iter()
+        .filter(|m| m.get("method").is_some())
+        .collect();
+    while let Some(req) = pending.pop() {
+        let answer = match InputRequest::from_value(&req) {
+            Ok(r) => host.elicit("shim", &r),
+            Err(e) => json!({"error": e}),
+        };
+        let reply = json!({"jsonrpc": "2.0", "id": req["id"], "result": answer});
+        let out = w.send(&reply, Phase::Answer);
+        for m in out {
+            if m.get("method").is_some() {
+                pending.push(m);
+            }
+        }
+    }
+    for l in w.lines.iter_mut() {
+        if !l.outgoing && l.json.get("id") == Some(&json!(2)) {
+            l.phase = Phase::Finish;
+        }
+    }
+    let title = if stateless {
+        "2025-11-25 over stateless HTTP: no channel to ask on"
+    } else {
+        "2025-11-25 over stdio: the same handler, through the shim"
+    };
+    Lane {
+        title: title.into(),
+        lines: w.lines,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn methods(l: &Lane) -> Vec<String> {
+        l.lines
+            .iter()
+            .map(|x| {
+                let what = x
+                    .json
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| {
+                        if x.json.get("error").is_some() {
+                            format!("error {}", x.json["error"]["code"])
+                        } else {
+                            x.json
+                                .pointer("/result/resultType")
+                                .and_then(Value::as_str)
+                                .unwrap_or("result")
+                                .to_owned()
+                        }
+                    });
+                format!("{} {what}", if x.outgoing { "-->" } else { "<--" })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_modern_transcript() {
+        let l = modern(Knobs::default(), Breakage::default());
+        assert_eq!(
+            methods(&l),
+            [
+                "--> server/discover",
+                "<-- complete",
+                "--> tools/call",
+                "<-- input_required",
+                "--> tools/call",
+                "<-- complete",
+                "--> tools/list",
+                "<-- error -32022",
+            ]
+        );
+        let (call, retry) = (&l.lines[2].json, &l.lines[4].json);
+        assert_ne!(call["id"], retry["id"]);
+        assert_eq!(
+            l.lines[3].json["result"]["requestState"],
+            retry["params"]["requestState"]
+        );
+        assert_eq!(
+            l.lines[5].json["result"]["content"][0]["text"],
+            "deployed to prod"
+        );
+        assert_eq!(
+            l.lines[7].json["error"]["data"]["supported"],
+            json!(["2026-07-28", "2025-11-25"])
+        );
+        assert!(l
+            .text()
+            .lines()
+            .all(|x| x.starts_with("--> ") || x.starts_with("<-- ")));
+        for line in l.jsonl().lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            assert!(v["message"]["jsonrpc"] == "2.0");
+        }
+    }
+
+    #[test]
+    fn breaking_the_ticket_gets_32602_unless_the_check_is_off() {
+        let broken = modern(
+            Knobs::default(),
+            Breakage {
+                change_ticket: true,
+                no_signature_check: false,
+            },
+        );
+        assert_eq!(broken.lines[5].json["error"]["code"], -32602);
+        let open = modern(
+            Knobs::default(),
+            Breakage {
+                change_ticket: true,
+                no_signature_check: true,
+            },
+        );
+        assert_eq!(
+            open.lines[5].json["result"]["content"][0]["text"],
+            "deployed to prod"
+        );
+    }
+
+    #[test]
+    fn the_legacy_transcripts() {
+        let l = legacy(Knobs::default(), false);
+        assert_eq!(
+            methods(&l),
+            [
+                "--> initialize",
+                "<-- result",
+                "--> notifications/initialized",
+                "--> tools/call",
+                "<-- elicitation/create",
+                "--> result",
+                "<-- result",
+            ]
+        );
+        assert_eq!(
+            l.lines[6].json["result"]["content"][0]["text"],
+            "deployed to prod"
+        );
+        assert_eq!(l.lines[4].phase, Phase::Ask);
+        assert_eq!(l.lines[6].phase, Phase::Finish);
+        let s = legacy(Knobs::default(), true);
+        assert_eq!(
+            methods(&s),
+            [
+                "--> initialize",
+                "<-- result",
+                "--> notifications/initialized",
+                "--> tools/call",
+                "<-- result"
+            ]
+        );
+        assert_eq!(s.lines[4].json["result"]["isError"], true);
+    }
+}

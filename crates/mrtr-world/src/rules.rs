@@ -1,0 +1,218 @@
+//! The rules explorer: pick a method and the capabilities a client declares; the real server
+//! answers, and the page shows what it may ask for and what it did.
+
+use mrtr_core::wire::{
+    may_require_input, ClientCapabilities, Envelope, InputKind, InputRequest, INPUT_CAPABLE_METHODS,
+};
+use mrtr_core::{CallContext, FixedClock, Key, Principal, SeededEntropy, Server};
+use serde_json::{json, Value};
+
+use crate::world::{EPOCH_S, SHARED_SECRET};
+
+pub const METHODS: [&str; 7] = [
+    "tools/call",
+    "prompts/get",
+    "resources/read",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "server/discover",
+];
+pub const KINDS: [InputKind; 4] = [
+    InputKind::ElicitForm,
+    InputKind::ElicitUrl,
+    InputKind::Sampling,
+    InputKind::Roots,
+];
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// `input_required`, asking for these kinds.
+    Asked(Vec<InputKind>),
+    Complete,
+    /// -32021, with the capabilities that were missing.
+    MissingCapability(Value),
+    Error(i64, String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exploration {
+    pub method: String,
+    /// Whether this method may ever answer `input_required`.
+    pub may_ask: bool,
+    /// Each kind of input, and whether this request allows asking for it.
+    pub allowed: Vec<(InputKind, bool)>,
+    pub request: Value,
+    pub response: Value,
+    pub answer: Answer,
+    pub explanation: String,
+}
+
+fn params_for(method: &str) -> Value {
+    match method {
+        "tools/call" => json!({"name": "test_input_required_result_capabilities", "arguments": {}}),
+        "prompts/get" => json!({"name": "test_input_required_result_prompt"}),
+        "resources/read" => json!({"uri": "mrtr://lab/deploy-log"}),
+        _ => json!({}),
+    }
+}
+
+fn kinds_label(kinds: &[InputKind]) -> String {
+    kinds
+        .iter()
+        .map(|k| k.label())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
+    let mut server =
+        Server::lab(Key::new("k1", SHARED_SECRET).unwrap_or_else(|_| unreachable!("32-byte key")));
+    let mut params = params_for(method);
+    params["_meta"] = Envelope::new(
+        caps.clone(),
+        Some(json!({"name": "rules-explorer", "version": "1"})),
+    )
+    .to_meta();
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let clock = FixedClock(EPOCH_S * 1000);
+    let bob = Principal::user("bob");
+    let reply = server.handle(
+        &request,
+        &mut CallContext {
+            principal: &bob,
+            clock: &clock,
+            entropy: &mut SeededEntropy::new(1),
+        },
+    );
+    let response = reply.response.clone().unwrap_or(Value::Null);
+    let answer = if let Some(e) = reply.error() {
+        if e.code == mrtr_core::error::MISSING_REQUIRED_CLIENT_CAPABILITY {
+            Answer::MissingCapability(
+                e.data
+                    .and_then(|d| d.get("requiredCapabilities").cloned())
+                    .unwrap_or(Value::Null),
+            )
+        } else {
+            Answer::Error(e.code, e.message)
+        }
+    } else if response.pointer("/result/resultType") == Some(&json!("input_required")) {
+        let kinds = response
+            .pointer("/result/inputRequests")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.values()
+                    .filter_map(|r| InputRequest::from_value(r).ok())
+                    .map(|r| r.kind())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Answer::Asked(kinds)
+    } else {
+        Answer::Complete
+    };
+    let may_ask = may_require_input(method);
+    let allowed = KINDS
+        .iter()
+        .map(|k| (*k, may_ask && caps.allows(*k)))
+        .collect();
+    let explanation = match (&answer, may_ask) {
+        (_, false) => format!(
+            "{method} is not one of {}, so its result is never input_required, whatever the client declares. It answered at once.",
+            INPUT_CAPABLE_METHODS.join(", ")
+        ),
+        (Answer::Asked(k), true) => format!("The server asked for {}: only kinds this request declared.", kinds_label(k)),
+        (Answer::MissingCapability(req), true) => format!(
+            "The server needed input this request did not declare a way to give ({req}), so instead of asking it answered -32021 with requiredCapabilities."
+        ),
+        (Answer::Complete, true) => "The server had all it needed and completed.".into(),
+        (Answer::Error(c, m), true) => format!("The server answered {c}: {m}."),
+    };
+    Exploration {
+        method: method.to_owned(),
+        may_ask,
+        allowed,
+        request,
+        response,
+        answer,
+        explanation,
+    }
+}
+
+/// Every combination of the four declarations.
+pub fn all_caps() -> Vec<ClientCapabilities> {
+    (0..16u8)
+        .map(|b| ClientCapabilities {
+            elicitation_form: b & 1 != 0,
+            elicitation_url: b & 2 != 0,
+            sampling: b & 4 != 0,
+            sampling_tools: false,
+            roots: b & 8 != 0,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_and_capability_combination_follows_the_rules() {
+        for method in METHODS {
+            for caps in all_caps() {
+                let e = explore(method, caps.clone());
+                match &e.answer {
+                    Answer::Asked(kinds) => {
+                        assert!(may_require_input(method), "{method} asked");
+                        assert!(!kinds.is_empty());
+                        for k in kinds {
+                            assert!(
+                                caps.allows(*k),
+                                "{method} asked for undeclared {k:?} with {caps:?}"
+                            );
+                        }
+                    }
+                    Answer::MissingCapability(req) => {
+                        assert!(may_require_input(method));
+                        assert!(req.is_object());
+                        assert_eq!(e.response["error"]["code"], -32021);
+                    }
+                    Answer::Complete => assert!(
+                        !may_require_input(method),
+                        "{method} completed without asking"
+                    ),
+                    Answer::Error(c, m) => panic!("{method} {caps:?}: {c} {m}"),
+                }
+                if !may_require_input(method) {
+                    assert_eq!(e.answer, Answer::Complete);
+                    assert!(e.allowed.iter().all(|(_, a)| !a));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_adaptive_tool_asks_with_what_was_declared() {
+        let sampling_only = ClientCapabilities {
+            sampling: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            explore("tools/call", sampling_only).answer,
+            Answer::Asked(vec![InputKind::Sampling])
+        );
+        let none = explore("tools/call", ClientCapabilities::default());
+        assert!(matches!(none.answer, Answer::MissingCapability(_)));
+        let form = ClientCapabilities {
+            elicitation_form: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            explore("prompts/get", form).answer,
+            Answer::Asked(vec![InputKind::ElicitForm])
+        );
+        assert!(explore("tools/list", ClientCapabilities::all())
+            .explanation
+            .contains("never input_required"));
+    }
+}

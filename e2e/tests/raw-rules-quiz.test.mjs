@@ -1,0 +1,87 @@
+// Run it raw, the rules explorer and the quiz, in the browser.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+
+let site, browser;
+before(async () => { site = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await site?.close(); });
+
+test('run it raw: both eras side by side, and breaking the ticket', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=raw' });
+  await waitForApp(page);
+  const lane = (cls, phase) => page.locator(`.lane.${cls}[data-phase=${phase}]`).textContent();
+  assert.match(await lane('modern', 'open'), /--> .*server\/discover/);
+  assert.match(await lane('modern', 'ask'), /<-- .*"resultType":"input_required"/);
+  assert.match(await lane('modern', 'finish'), /deployed to prod/);
+  assert.match(await lane('modern', 'version'), /-32022.*"supported":\["2026-07-28","2025-11-25"\]/);
+  assert.match(await lane('legacy', 'open'), /--> .*"method":"initialize"/);
+  assert.match(await lane('legacy', 'ask'), /<-- .*"method":"elicitation\/create"/);
+  assert.match(await lane('legacy', 'finish'), /deployed to prod/);
+  // Break it: one character changed → -32602; with the signature check removed → accepted.
+  await page.getByTestId('raw-change').check();
+  assert.match(await lane('modern', 'finish'), /-32602/);
+  await page.getByTestId('raw-nosig').check();
+  assert.match(await lane('modern', 'finish'), /deployed to prod/);
+  // The stateless legacy client fails cleanly.
+  await page.getByTestId('raw-stateless').check();
+  assert.match(await lane('legacy', 'finish'), /no channel to ask on/);
+  // The download is the lane as JSON lines.
+  const href = await page.getByTestId('raw-download-modern').getAttribute('href');
+  const lines = decodeURIComponent(href.split(',').slice(1).join(',')).trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines[0].message.method, 'server/discover');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('rules explorer: tools/list never asks; undeclared kinds are never asked for', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=rules' });
+  await waitForApp(page);
+  assert.match(await page.getByTestId('rules-answer').textContent(), /input_required, asking for elicitation \(form\)/);
+  await page.locator('input[data-cap=form]').uncheck();
+  assert.match(await page.getByTestId('rules-answer').textContent(), /-32021/);
+  await page.locator('input[data-cap=sampling]').check();
+  assert.match(await page.getByTestId('rules-answer').textContent(), /asking for sampling/);
+  await page.getByTestId('rules-method').selectOption('tools/list');
+  assert.match(await page.getByTestId('rules-explanation').textContent(), /never input_required/);
+  assert.match(await page.getByTestId('rules-response').textContent(), /"resultType": "complete"/);
+  // A spec rule's link opens the widget state that shows it.
+  await page.getByTestId('spec-rules').getByText('See: alice with bob\'s ticket').click();
+  await page.getByTestId('attempts').waitFor();
+  assert.match(await page.getByTestId('misuse-answer').textContent(), /Bound to this caller/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('quiz: right and wrong answers, explanations, and progress kept across a reload', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=quiz' });
+  await waitForApp(page);
+  await page.getByTestId('quiz-reset').click();
+  const q = (id) => page.locator(`[data-question=${id}]`);
+  await q('methods').getByLabel('tools/list').check();
+  await q('methods').getByRole('button', { name: 'Check' }).click();
+  assert.match(await page.getByTestId('feedback-methods').textContent(), /^Right\./);
+  await q('stolen').getByLabel('Nothing: the signature is valid').check();
+  await q('stolen').getByRole('button', { name: 'Check' }).click();
+  assert.match(await page.getByTestId('feedback-stolen').textContent(), /^Not quite\./);
+  // Multiple choice, by keyboard.
+  await q('signature').getByLabel('A ticket edited from staging to prod').focus();
+  await page.keyboard.press('Space');
+  await q('signature').getByLabel('A ticket forged with a key the attacker made up').focus();
+  await page.keyboard.press('Space');
+  await q('signature').getByRole('button', { name: 'Check' }).focus();
+  await page.keyboard.press('Enter');
+  assert.match(await page.getByTestId('feedback-signature').textContent(), /^Right\./);
+  assert.match(await page.getByTestId('quiz-score').textContent(), /^2 right of 3 answered/);
+  await page.reload();
+  await waitForApp(page);
+  assert.match(await page.getByTestId('quiz-score').textContent(), /^2 right of 3 answered/);
+  assert.match(await page.getByTestId('feedback-stolen').textContent(), /Not quite/);
+  // The explanation's link opens the lab in the state that shows it.
+  await page.getByTestId('feedback-stolen').getByText('See it in the lab').click();
+  await page.getByTestId('attempts').waitFor();
+  await page.getByTestId('quiz-reset').click();
+  assert.match(await page.getByTestId('quiz-score').textContent(), /^0 right of 0 answered/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

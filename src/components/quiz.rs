@@ -1,0 +1,95 @@
+use leptos::prelude::*;
+
+use crate::state::quiz::{is_correct, Progress, Question, QUESTIONS, STORAGE_KEY};
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+fn load() -> Progress {
+    storage()
+        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+        .map(|t| Progress::from_json(&t))
+        .unwrap_or_default()
+}
+
+fn save(p: &Progress) {
+    if let Some(s) = storage() {
+        // Storage may be full or blocked; the quiz still works for this visit.
+        let _ = s.set_item(STORAGE_KEY, &p.to_json());
+    }
+}
+
+#[component]
+fn QuizQuestion(q: &'static Question, n: usize, progress: RwSignal<Progress>) -> impl IntoView {
+    let saved = move || progress.with(|p| p.answers.get(q.id).cloned());
+    let picked = RwSignal::new(saved().unwrap_or_default());
+    // A reset elsewhere clears the choice here too.
+    Effect::new(move |_| {
+        if saved().is_none() {
+            picked.set(Vec::new());
+        }
+    });
+    let name = format!("quiz-{}", q.id);
+    view! {
+        <li class="question" data-question=q.id>
+            <fieldset>
+                <legend>{format!("{n}. {}", q.prompt)}{q.multi.then_some(" (more than one)")}</legend>
+                {q.options.iter().enumerate().map(|(i, (text, _))| {
+                    let name = name.clone();
+                    view! {
+                        <label class="option">
+                            <input type=if q.multi { "checkbox" } else { "radio" } name=name value=i.to_string()
+                                prop:checked=move || picked.with(|p| p.contains(&i))
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    picked.update(|p| {
+                                        if !q.multi { p.clear(); }
+                                        p.retain(|x| *x != i);
+                                        if on { p.push(i); }
+                                    });
+                                }/>
+                            {*text}
+                        </label>
+                    }
+                }).collect_view()}
+                <button type="button" prop:disabled=move || picked.with(Vec::is_empty)
+                    on:click=move |_| {
+                        let choice = picked.get();
+                        progress.update(|p| { p.answers.insert(q.id.to_owned(), choice); });
+                        progress.with_untracked(save);
+                    }>"Check"</button>
+            </fieldset>
+            {move || saved().map(|a| {
+                let ok = is_correct(q, &a);
+                view! {
+                    <div class=if ok { "feedback ok" } else { "feedback refused" } role="status" data-testid=format!("feedback-{}", q.id)>
+                        <strong>{if ok { "Right. " } else { "Not quite. " }}</strong>
+                        {q.explanation}" "
+                        <a href=format!("#{}", q.link)>"See it in the lab"</a>
+                    </div>
+                }
+            })}
+        </li>
+    }
+}
+
+/// The questions, with progress kept in this browser.
+#[component]
+pub fn Quiz() -> impl IntoView {
+    let progress = RwSignal::new(load());
+    let score = move || progress.with(Progress::score);
+    view! {
+        <section class="card widget quiz" id="quiz" aria-labelledby="quiz-h" data-testid="quiz">
+            <h2 id="quiz-h">"Check yourself"</h2>
+            <p class="score" data-testid="quiz-score" aria-live="polite">
+                {move || { let (r, a, t) = score(); format!("{r} right of {a} answered, {t} questions") }}
+                " "
+                <button type="button" data-testid="quiz-reset" on:click=move |_| { progress.set(Progress::default()); progress.with_untracked(save); }>"Reset the quiz"</button>
+            </p>
+            <ol class="questions">
+                {QUESTIONS.iter().enumerate().map(|(i, q)| view! { <QuizQuestion q=q n=i + 1 progress=progress/> }).collect_view()}
+            </ol>
+        </section>
+    }
+}

@@ -1,0 +1,99 @@
+use leptos::prelude::*;
+use mrtr_world::raw::{legacy, modern, Lane, Phase};
+
+use crate::state::link::{Link, Widget};
+
+fn set(link: RwSignal<Link>, f: impl FnOnce(&mut Link)) {
+    link.update(|l| {
+        f(l);
+        l.widget = Widget::Raw;
+    });
+}
+
+fn data_url(text: &str) -> String {
+    format!(
+        "data:application/x-ndjson;charset=utf-8,{}",
+        percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
+    )
+}
+
+/// Copies `text` to the clipboard; reports how it went in `status`.
+fn copy(text: String, status: RwSignal<String>) {
+    let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
+        status.set("Copying is not available here: select the text and copy it.".into());
+        return;
+    };
+    let promise = clipboard.write_text(&text);
+    leptos::task::spawn_local(async move {
+        let msg = match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(_) => "Copied both transcripts.".to_owned(),
+            Err(_) => "The browser refused to copy: select the text and copy it.".to_owned(),
+        };
+        let _ = status.try_set(msg);
+    });
+}
+
+/// The lab's raw transcripts, side by side: both eras, same handler, every line real.
+#[component]
+pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
+    let knobs = Memo::new(move |_| link.with(|l| l.knobs));
+    let breakage = Memo::new(move |_| link.with(|l| l.breakage));
+    let stateless = Memo::new(move |_| link.with(|l| l.stateless));
+    let lanes = Memo::new(move |_| {
+        (
+            modern(knobs.get(), breakage.get()),
+            legacy(knobs.get(), stateless.get()),
+        )
+    });
+    let shown = RwSignal::new(Phase::ALL.len());
+    let status = RwSignal::new(String::new());
+    let cell = move |lane: &Lane, phase: Phase| {
+        lane.lines
+            .iter()
+            .filter(|l| l.phase == phase)
+            .map(|l| view! { <code class=if l.outgoing { "line out" } else { "line in" }>{l.text()}</code> })
+            .collect_view()
+    };
+    view! {
+        <section class="card widget raw" id="raw" aria-labelledby="raw-h" data-testid="raw">
+            <h2 id="raw-h">"Run it raw"</h2>
+            <p class="intro">"The lab's client and server, talking over an in-page transport, every line printed as it crossed: "<code>"-->"</code>" from the client, "<code>"<--"</code>" from the server. On the left the 2026-07-28 era; on the right a 2025-11-25 client served by the same deploy handler through the compatibility shim."</p>
+            <fieldset class="knobs">
+                <legend>"Break it"</legend>
+                <div class="knob-row">
+                    <label class="toggle"><input type="checkbox" data-testid="raw-change" prop:checked=move || breakage.get().change_ticket
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, |l| l.breakage.change_ticket = on); }/>"Change one character of the ticket before the retry"</label>
+                    <label class="toggle"><input type="checkbox" data-testid="raw-nosig" prop:checked=move || breakage.get().no_signature_check
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, |l| l.breakage.no_signature_check = on); }/>"Remove the server's signature check"</label>
+                    <label class="toggle"><input type="checkbox" data-testid="raw-stateless" prop:checked=move || stateless.get()
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, |l| l.stateless = on); }/>"Legacy client over stateless HTTP (no channel to ask on)"</label>
+                </div>
+            </fieldset>
+            <div class="button-row">
+                <button type="button" on:click=move |_| shown.set(1)>"Start"</button>
+                <button type="button" data-testid="raw-next" on:click=move |_| shown.update(|n| *n = (*n + 1).min(Phase::ALL.len()))
+                    prop:disabled=move || { shown.get() >= Phase::ALL.len() }>"Next phase"</button>
+                <button type="button" on:click=move |_| shown.set(Phase::ALL.len())>"Show all"</button>
+                <button type="button" data-testid="raw-copy" on:click=move |_| {
+                    let (m, l) = lanes.get();
+                    copy(format!("=== {} ===\n{}\n=== {} ===\n{}", m.title, m.text(), l.title, l.text()), status);
+                }>"Copy transcripts"</button>
+                <a class="button" data-testid="raw-download-modern" download="mrtr-modern.jsonl" href=move || data_url(&lanes.get().0.jsonl())>"Download 2026 lane (JSON lines)"</a>
+                <a class="button" download="mrtr-legacy.jsonl" href=move || data_url(&lanes.get().1.jsonl())>"Download legacy lane (JSON lines)"</a>
+                <span class="status" role="status">{move || status.get()}</span>
+            </div>
+            <div class="lanes" data-testid="lanes">
+                <div class="lane-head">{move || lanes.get().0.title}</div>
+                <div class="lane-head">{move || lanes.get().1.title}</div>
+                {move || {
+                    let (m, l) = lanes.get();
+                    Phase::ALL.into_iter().take(shown.get()).map(|p| view! {
+                        <h3 class="phase">{p.title()}</h3>
+                        <div class="lane modern" data-phase=format!("{p:?}").to_lowercase()>{cell(&m, p)}</div>
+                        <div class="lane legacy" data-phase=format!("{p:?}").to_lowercase()>{cell(&l, p)}</div>
+                    }).collect_view()
+                }}
+            </div>
+        </section>
+    }
+}

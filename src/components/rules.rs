@@ -1,0 +1,86 @@
+use leptos::prelude::*;
+use mrtr_core::wire::{ClientCapabilities, InputKind};
+use mrtr_world::rules::{explore, Answer, METHODS};
+
+use crate::state::link::{Link, Widget};
+use crate::state::spec_rules::SPEC_RULES;
+
+/// A declaration the reader can toggle: its id, its label, and the flag it sets.
+type CapToggle = (
+    &'static str,
+    &'static str,
+    fn(&mut ClientCapabilities) -> &mut bool,
+);
+
+/// Which method, which declared capabilities: what the server may ask for, and what it does.
+#[component]
+pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
+    let method = Memo::new(move |_| link.with(|l| l.method));
+    let caps = Memo::new(move |_| link.with(|l| l.caps.clone()));
+    let exploration = Memo::new(move |_| explore(method.get(), caps.get()));
+    let toggles: [CapToggle; 4] = [
+        ("form", "elicitation, form mode", |c| {
+            &mut c.elicitation_form
+        }),
+        ("url", "elicitation, url mode", |c| &mut c.elicitation_url),
+        ("sampling", "sampling", |c| &mut c.sampling),
+        ("roots", "roots", |c| &mut c.roots),
+    ];
+    view! {
+        <section class="card widget rules" id="rules" aria-labelledby="rules-h" data-testid="rules">
+            <h2 id="rules-h">"Who may ask for what"</h2>
+            <p class="intro">"Pick a request and what the client declares in its envelope. The lab's server answers for real."</p>
+            <div class="rules-controls">
+                <label>"Method "
+                    <select data-testid="rules-method" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        if let Some(m) = METHODS.iter().find(|m| **m == v) {
+                            link.update(|l| { l.method = m; l.widget = Widget::Rules; });
+                        }
+                    }>
+                        {METHODS.into_iter().map(|m| view! { <option value=m selected=move || method.get() == m>{m}</option> }).collect_view()}
+                    </select>
+                </label>
+                <fieldset class="inline">
+                    <legend>"clientCapabilities declares"</legend>
+                    {toggles.into_iter().map(|(id, label, field)| view! {
+                        <label class="toggle"><input type="checkbox" data-cap=id
+                            prop:checked=move || { let mut c = caps.get(); *field(&mut c) }
+                            on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { *field(&mut l.caps) = on; l.widget = Widget::Rules; }); }/>{label}</label>
+                    }).collect_view()}
+                </fieldset>
+            </div>
+            {move || {
+                let e = exploration.get();
+                let kinds = e.allowed.iter().map(|(k, ok)| view! {
+                    <li class=if *ok { "kind ok" } else { "kind no" }>
+                        <span aria-hidden="true">{if *ok { "✓" } else { "✗" }}</span>
+                        {format!(" {} ", k.label())}
+                        <span class="word">{if *ok { "may be asked" } else { "may not be asked" }}</span>
+                    </li>
+                }).collect_view();
+                let headline = match &e.answer {
+                    Answer::Asked(k) => format!("input_required, asking for {}", k.iter().map(|k: &InputKind| k.label()).collect::<Vec<_>>().join(", ")),
+                    Answer::Complete => "complete".into(),
+                    Answer::MissingCapability(_) => "error -32021: a capability is missing".into(),
+                    Answer::Error(c, m) => format!("error {c}: {m}"),
+                };
+                view! {
+                    <p class="rules-answer" data-testid="rules-answer"><strong>"The server answers: "</strong>{headline}</p>
+                    <p data-testid="rules-explanation">{e.explanation.clone()}</p>
+                    <ul class="kinds">{kinds}</ul>
+                    <div class="pair">
+                        <div><h3>"Request"</h3><pre class="json small">{serde_json::to_string_pretty(&e.request).unwrap_or_default()}</pre></div>
+                        <div><h3>"Response"</h3><pre class="json small" data-testid="rules-response">{serde_json::to_string_pretty(&e.response).unwrap_or_default()}</pre></div>
+                    </div>
+                }
+            }}
+            <h3>"The spec's rules on requestState, and where to see each one"</h3>
+            <ul class="spec-rules" data-testid="spec-rules">
+                {SPEC_RULES.iter().map(|r| view! {
+                    <li><span class="who">{r.who}</span>" "{r.rule}" "<a href=format!("#{}", r.link)>{format!("See: {}", r.see)}</a></li>
+                }).collect_view()}
+            </ul>
+        </section>
+    }
+}

@@ -1,0 +1,33 @@
+//! The spec's rules on requestState, each with the widget state that shows it.
+
+pub struct SpecRule {
+    pub rule: &'static str,
+    pub who: &'static str,
+    pub link: &'static str,
+    pub see: &'static str,
+}
+
+pub const SPEC_RULES: &[SpecRule] = &[
+    SpecRule { who: "server MUST", rule: "Treat requestState as attacker-controlled; protect its integrity (HMAC or AEAD) when it drives authorization, resource access or business logic, and reject any that fails verification.", link: "w=roundtrip&end=tampered&step=5", see: "the edited ticket, refused" },
+    SpecRule { who: "server SHOULD", rule: "Bind the state to the authenticated principal, and check it.", link: "w=misuse&move=alice", see: "alice with bob's ticket" },
+    SpecRule { who: "server SHOULD", rule: "Give the state a short expiry, and check it.", link: "w=misuse&move=wait", see: "five minutes late" },
+    SpecRule { who: "server SHOULD", rule: "Bind the state to the originating request, and check it.", link: "w=misuse&move=prod", see: "a staging ticket on prod" },
+    SpecRule { who: "server MUST", rule: "Where one-time redemption matters, enforce it itself: the checks above do not make a ticket single use.", link: "w=timeline&single=1", see: "the repeat, with single use on" },
+    SpecRule { who: "client MUST", rule: "Echo requestState exactly, and never inspect, parse or modify it.", link: "w=roundtrip&step=3", see: "the retry on the wire" },
+    SpecRule { who: "client MUST", rule: "Send the retry as a new request, with a new id.", link: "w=roundtrip&step=3", see: "the ids of call and retry" },
+    SpecRule { who: "server MUST", rule: "Return input_required only for tools/call, prompts/get and resources/read, and only ask for kinds the client declared in that request.", link: "w=rules&method=tools/list", see: "the rules explorer" },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::link::Link;
+
+    #[test]
+    fn every_rule_links_to_a_valid_state() {
+        for r in SPEC_RULES {
+            let (_, notes) = Link::parse(r.link);
+            assert!(notes.is_empty(), "{}: {notes:?}", r.link);
+        }
+    }
+}
