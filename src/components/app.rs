@@ -1,8 +1,13 @@
 use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
+use super::embed_docs::EmbedDocs;
+use super::theme::{apply, remembered, ThemeToggle};
 use super::{
     MisuseTicket, Quiz, RoundTrip, RulesExplorer, RunItRaw, TicketInspector, TicketTimeline,
 };
+use crate::state::embed::parse_query;
 use crate::state::link::{Link, Widget};
 
 fn location_hash() -> String {
@@ -38,10 +43,82 @@ fn scroll_to(widget: Widget) {
     });
 }
 
-/// The whole page.
+fn location_search() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default()
+}
+
+/// Tells the embedding page how tall this document is, whenever that changes.
+fn post_height(widget: Widget) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(Some(parent)) = window.parent() else {
+        return;
+    };
+    let Some(doc) = window.document() else { return };
+    let Some(root) = doc.document_element() else {
+        return;
+    };
+    let target = root.clone();
+    let send = Closure::<dyn FnMut(JsValue)>::new(move |_| {
+        let msg = format!(
+            r#"{{"type":"mrtr-lab:height","widget":"{}","height":{}}}"#,
+            widget.id(),
+            target.scroll_height()
+        );
+        if let Ok(v) = js_sys::JSON::parse(&msg) {
+            let _ = parent.post_message(&v, "*");
+        }
+    });
+    if let Ok(observer) = web_sys::ResizeObserver::new(send.as_ref().unchecked_ref()) {
+        observer.observe(&root);
+        // Lives as long as the page: an embed never unmounts.
+        std::mem::forget(observer);
+    }
+    send.forget();
+}
+
+/// Printing opens every folded section, so the handout has it all.
+fn open_details_before_print() {
+    let handle = window_event_listener(leptos::ev::beforeprint, |_| {
+        let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        if let Ok(all) = doc.query_selector_all("details") {
+            for i in 0..all.length() {
+                if let Some(d) = all.item(i) {
+                    let _ = d
+                        .unchecked_into::<web_sys::Element>()
+                        .set_attribute("open", "");
+                }
+            }
+        }
+    });
+    on_cleanup(move || handle.remove());
+}
+
+fn widget_view(w: Widget, link: RwSignal<Link>) -> AnyView {
+    match w {
+        Widget::RoundTrip => view! { <RoundTrip link=link/> }.into_any(),
+        Widget::Ticket => view! { <TicketInspector link=link/> }.into_any(),
+        Widget::Timeline => view! { <TicketTimeline link=link/> }.into_any(),
+        Widget::Misuse => view! { <MisuseTicket link=link/> }.into_any(),
+        Widget::Raw => view! { <RunItRaw link=link/> }.into_any(),
+        Widget::Rules => view! { <RulesExplorer link=link/> }.into_any(),
+        Widget::Quiz => view! { <Quiz/> }.into_any(),
+    }
+}
+
+/// The whole page, or one widget alone when embedded.
 #[component]
 pub fn App() -> impl IntoView {
-    let (initial, notes) = Link::parse(&location_hash());
+    let query = parse_query(&location_search());
+    apply(query.theme.or_else(remembered));
+    open_details_before_print();
+    let (initial, mut notes) = Link::parse(&location_hash());
+    notes.extend(query.notes.iter().cloned());
     let link = RwSignal::new(initial);
     let notes = RwSignal::new(notes);
     // The URL follows the state…
@@ -61,6 +138,34 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || listener.remove());
     // A link to a widget lands on it, once the page has been drawn.
+    let notes_view = move || {
+        (!notes.with(Vec::is_empty)).then(|| view! {
+            <div class="note" role="status" data-testid="link-note">
+                <strong>"Some of this link could not be used, so those settings start from the beginning: "</strong>
+                {move || notes.get().join("; ")}
+                <button type="button" class="link-button" on:click=move |_| notes.set(Vec::new())>"Dismiss"</button>
+            </div>
+        })
+    };
+
+    if let Some(w) = query.embed {
+        post_height(w);
+        if let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = root.set_attribute("data-embed", w.id());
+        }
+        return view! {
+            <main id="main" class="embedded" data-testid="embedded">
+                {notes_view}
+                {widget_view(w, link)}
+                <p class="embed-credit"><a href="./" target="_blank" rel="noopener">"MRTR Lab"</a>": computed live by a real MCP server and client."</p>
+            </main>
+        }
+        .into_any();
+    }
+
     let target = link.with_untracked(|l| l.widget);
     if target != Widget::RoundTrip {
         scroll_to(target);
@@ -69,7 +174,10 @@ pub fn App() -> impl IntoView {
     view! {
         <a class="skip" href="#roundtrip-h">"Skip to the round trip"</a>
         <header class="masthead">
-            <p class="kicker">"MCP 2026-07-28 · SEP-2322"</p>
+            <div class="masthead-bar">
+                <p class="kicker">"MCP 2026-07-28 · SEP-2322"</p>
+                <ThemeToggle/>
+            </div>
             <h1 data-testid="title">"MRTR Lab"</h1>
             <p class="lede">
                 "An MCP server may no longer interrupt a call to ask the user something. Instead it "
@@ -83,13 +191,7 @@ pub fn App() -> impl IntoView {
             </p>
         </header>
         <main id="main">
-            <Show when=move || !notes.with(Vec::is_empty)>
-                <div class="note" role="status" data-testid="link-note">
-                    <strong>"Some of this link could not be used, so those settings start from the beginning: "</strong>
-                    {move || notes.get().join("; ")}
-                    <button type="button" class="link-button" on:click=move |_| notes.set(Vec::new())>"Dismiss"</button>
-                </div>
-            </Show>
+            {notes_view}
             <RoundTrip link=link/>
             <TicketInspector link=link/>
             <TicketTimeline link=link/>
@@ -97,9 +199,11 @@ pub fn App() -> impl IntoView {
             <RunItRaw link=link/>
             <RulesExplorer link=link/>
             <Quiz/>
+            <EmbedDocs/>
         </main>
         <footer class="colophon">
             <p>"Every message, ticket and verdict on this page is computed by the lab's protocol core, compiled to WebAssembly: the same code that passes the official MCP conformance suite natively."</p>
         </footer>
     }
+    .into_any()
 }

@@ -169,7 +169,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                     <div class="judgement">
                         <CheckList verdict=i.verdict.clone() by="Replica B"/>
                         <h4>"What the client receives"</h4>
-                        <pre class="json small" data-testid="ticket-response">{serde_json::to_string_pretty(&i.response).unwrap_or_default()}</pre>
+                        <pre class="json small" tabindex="0" data-testid="ticket-response">{serde_json::to_string_pretty(&i.response).unwrap_or_default()}</pre>
                         {i.detail.clone().map(|d| view! { <p class="log">"Replica B's log (never sent): "<code>{d}</code></p> })}
                     </div>
                 }

@@ -87,7 +87,7 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                                         <h3>{format!("{}. The client sends", n + 1)}</h3>
                                         <p>{a.what.clone()}</p>
                                         <p><code>{format!("Authorization: Bearer {} · at t = {} s", a.bearer, a.at_s)}</code></p>
-                                        <details><summary>"The request, as sent"</summary><pre class="json small">{serde_json::to_string_pretty(&a.request).unwrap_or_default()}</pre></details>
+                                        <details><summary>"The request, as sent"</summary><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.request).unwrap_or_default()}</pre></details>
                                     </div>
                                     <div class="attempt-col lights">
                                         <h3>"Replica B checks"</h3>
@@ -96,7 +96,7 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                                     <div class="attempt-col">
                                         <h3>"The server answers"</h3>
                                         <p class="answer-words" data-testid="misuse-answer">{a.answer.clone()}</p>
-                                        <pre class="json small">{serde_json::to_string_pretty(&a.response).unwrap_or_default()}</pre>
+                                        <pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.response).unwrap_or_default()}</pre>
                                         {a.detail.clone().map(|d| view! { <p class="log">"B's log (never sent): "<code>{d}</code></p> })}
                                     </div>
                                 </li>

@@ -2,6 +2,7 @@
 
 mod app;
 mod check_list;
+mod embed_docs;
 pub mod inspector;
 pub mod knobs;
 pub mod misuse;
@@ -9,6 +10,7 @@ pub mod quiz;
 pub mod raw;
 pub mod roundtrip;
 pub mod rules;
+pub mod theme;
 pub mod timeline;
 
 pub use app::App;

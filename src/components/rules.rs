@@ -70,8 +70,8 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
                     <p data-testid="rules-explanation">{e.explanation.clone()}</p>
                     <ul class="kinds">{kinds}</ul>
                     <div class="pair">
-                        <div><h3>"Request"</h3><pre class="json small">{serde_json::to_string_pretty(&e.request).unwrap_or_default()}</pre></div>
-                        <div><h3>"Response"</h3><pre class="json small" data-testid="rules-response">{serde_json::to_string_pretty(&e.response).unwrap_or_default()}</pre></div>
+                        <div><h3>"Request"</h3><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&e.request).unwrap_or_default()}</pre></div>
+                        <div><h3>"Response"</h3><pre class="json small" tabindex="0" data-testid="rules-response">{serde_json::to_string_pretty(&e.response).unwrap_or_default()}</pre></div>
                     </div>
                 }
             }}

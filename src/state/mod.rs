@@ -1,6 +1,7 @@
 //! App state: plain types with methods (tested natively), between the world and the views.
 
 pub mod checks_view;
+pub mod embed;
 pub mod frames;
 pub mod json_view;
 pub mod link;

@@ -1,0 +1,115 @@
+// Embeds, themes and accessibility: every widget alone in an iframe, axe-core on the full page
+// and on every embed in light and dark, phones, zoom, print.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+import { axeViolations } from '../lib/axe.mjs';
+
+const WIDGETS = ['roundtrip', 'ticket', 'timeline', 'misuse', 'raw', 'rules', 'quiz'];
+let site, browser;
+before(async () => { site = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await site?.close(); });
+
+async function settle(page) {
+  await page.evaluate(() => document.getAnimations().forEach((a) => a.finish()));
+}
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`axe: no WCAG A/AA violation on the full page (${colorScheme})`, async () => {
+    const { page, context, problems } = await open(browser, site, { colorScheme, path: '#w=roundtrip&step=5' });
+    await waitForApp(page);
+    await page.getByTestId('move-alice').check();
+    await page.getByTestId('edit-prod').click();
+    await settle(page);
+    assert.deepEqual(await axeViolations(page), []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('each embed renders alone, honours the theme, and passes axe in light and dark', async () => {
+  for (const w of WIDGETS) {
+    for (const theme of ['light', 'dark']) {
+      const { page, context, problems } = await open(browser, site, { path: `?embed=${w}&theme=${theme}#w=${w}&move=alice` });
+      await page.locator(`#${w}`).waitFor();
+      assert.equal(await page.locator('.masthead').count(), 0, `${w}: no page chrome`);
+      assert.equal(await page.locator('section.widget').count(), 1, `${w}: one widget`);
+      assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), theme);
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const dark = bg === 'rgb(15, 20, 25)';
+      assert.equal(dark, theme === 'dark', `${w} ${theme}: background ${bg}`);
+      await settle(page);
+      assert.deepEqual(await axeViolations(page), [], `${w} ${theme}`);
+      assert.deepEqual(problems, []);
+      await context.close();
+    }
+  }
+});
+
+test('an embed posts its height to the page around it', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.setContent(`<script>window.heights=[];addEventListener('message',(e)=>{if(e.data&&e.data.type==='mrtr-lab:height')window.heights.push(e.data)})</script>
+    <iframe id="f" src="${site.url}?embed=timeline" style="width:800px;border:0"></iframe>`);
+  await page.waitForFunction(() => window.heights.length > 0, null, { timeout: 15000 });
+  const [first] = await page.evaluate(() => window.heights);
+  assert.equal(first.widget, 'timeline');
+  assert.ok(first.height > 300, `height ${first.height}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the docs page lists a snippet for every widget, with a live preview', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip' });
+  await waitForApp(page);
+  for (const w of WIDGETS) {
+    const s = await page.locator(`.snippet[data-widget=${w}]`).textContent();
+    assert.ok(s.includes(`${site.url}?embed=${w}`), s);
+  }
+  await page.getByTestId('embed-docs').getByRole('button', { name: 'Show preview' }).first().click();
+  const frame = page.frameLocator('iframe.preview').first();
+  await frame.locator('#roundtrip').waitFor({ timeout: 15000 });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the theme toggle is remembered, and the OS theme is the default', async () => {
+  const { page, context, problems } = await open(browser, site, { colorScheme: 'dark' });
+  await waitForApp(page);
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme ?? null), null);
+  await page.getByTestId('theme-toggle').click(); // light
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
+  await page.reload();
+  await waitForApp(page);
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
+  await page.getByTestId('theme-toggle').click(); // dark
+  await page.getByTestId('theme-toggle').click(); // auto again
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme ?? null), null);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+for (const width of [375, 640]) {
+  test(`nothing scrolls sideways at ${width} px (640 px is 200 % zoom of 1280)`, async () => {
+    const { page, context, problems } = await open(browser, site, { viewport: { width, height: 800 }, path: '#w=roundtrip&step=5&move=twice' });
+    await waitForApp(page);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(overflow, 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('print: every folded section opens, and controls are hidden', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=alice' });
+  await waitForApp(page);
+  await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
+  assert.equal(await page.locator('details:not([open])').count(), 0);
+  await page.emulateMedia({ media: 'print' });
+  assert.equal(await page.locator('.controls').first().isVisible(), false);
+  assert.equal(await page.getByTestId('theme-toggle').isVisible(), false);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -1,0 +1,48 @@
+use leptos::prelude::*;
+
+use crate::state::embed::{snippet, widget_title};
+use crate::state::link::Widget;
+
+fn page_base() -> String {
+    web_sys::window()
+        .map(|w| {
+            let l = w.location();
+            format!(
+                "{}{}",
+                l.origin().unwrap_or_default(),
+                l.pathname().unwrap_or_default()
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// For docs writers: each widget's iframe snippet, and a preview on demand.
+#[component]
+pub fn EmbedDocs() -> impl IntoView {
+    let base = page_base();
+    view! {
+        <section class="card widget embed-docs" id="embed" aria-labelledby="embed-h" data-testid="embed-docs">
+            <h2 id="embed-h">"Embed a widget"</h2>
+            <p class="intro">"Each widget runs on its own with "<code>"?embed=<name>"</code>" (add "<code>"&theme=light"</code>" or "<code>"dark"</code>" to fix the theme, and any deep link after "<code>"#"</code>"). The iframe reports its height to your page, so the snippet's script can size it. Everything runs in the reader's browser; nothing is loaded from anywhere but this folder."</p>
+            <ul class="embeds">
+                {Widget::ALL.into_iter().map(|w| {
+                    let code = snippet(&base, w);
+                    let preview = RwSignal::new(false);
+                    let src = format!("{base}?embed={}", w.id());
+                    view! {
+                        <li>
+                            <h3>{widget_title(w)}</h3>
+                            <pre class="json small snippet" tabindex="0" data-widget=w.id()>{code}</pre>
+                            <button type="button" on:click=move |_| preview.update(|p| *p = !*p) aria-expanded=move || preview.get().to_string()>
+                                {move || if preview.get() { "Hide preview" } else { "Show preview" }}
+                            </button>
+                            <Show when=move || preview.get()>
+                                <iframe class="preview" src=src.clone() title=widget_title(w)></iframe>
+                            </Show>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </section>
+    }
+}

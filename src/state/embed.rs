@@ -1,0 +1,105 @@
+//! `?embed=<widget>&theme=light|dark`: one widget alone, for an iframe in someone's docs.
+
+use super::link::Widget;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Theme {
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn id(self) -> &'static str {
+        match self {
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Theme> {
+        match s {
+            "light" => Some(Theme::Light),
+            "dark" => Some(Theme::Dark),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Query {
+    pub embed: Option<Widget>,
+    pub theme: Option<Theme>,
+    /// What could not be read, said on the page.
+    pub notes: Vec<String>,
+}
+
+/// Reads `location.search`. Unknown values are noted and ignored.
+pub fn parse_query(search: &str) -> Query {
+    let mut q = Query::default();
+    let s = search.strip_prefix('?').unwrap_or(search);
+    if s.len() > 512 {
+        q.notes.push("the query string is too long".into());
+        return q;
+    }
+    for pair in s.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        match k {
+            "embed" => match Widget::from_id(v) {
+                Some(w) => q.embed = Some(w),
+                None => q
+                    .notes
+                    .push(format!("there is no widget called {v:?} to embed")),
+            },
+            "theme" => match Theme::from_id(v) {
+                Some(t) => q.theme = Some(t),
+                None => q.notes.push(format!("theme={v:?} is not light or dark")),
+            },
+            _ => {}
+        }
+    }
+    q
+}
+
+/// The title an iframe of this widget should carry.
+pub fn widget_title(w: Widget) -> &'static str {
+    match w {
+        Widget::RoundTrip => "MRTR Lab: one deploy, two replicas",
+        Widget::Ticket => "MRTR Lab: inside the ticket",
+        Widget::Timeline => "MRTR Lab: the ticket against the clock",
+        Widget::Misuse => "MRTR Lab: misuse the ticket",
+        Widget::Raw => "MRTR Lab: run it raw",
+        Widget::Rules => "MRTR Lab: who may ask for what",
+        Widget::Quiz => "MRTR Lab: check yourself",
+    }
+}
+
+/// The copy-paste snippet for embedding `w` from `base` (the page's own URL, no query).
+pub fn snippet(base: &str, w: Widget) -> String {
+    format!(
+        "<iframe src=\"{base}?embed={}\" title=\"{}\" style=\"width:100%;border:0\" loading=\"lazy\"></iframe>\n<script>addEventListener('message',e=>{{if(e.data&&e.data.type==='mrtr-lab:height')for(const f of document.querySelectorAll('iframe'))if(f.contentWindow===e.source)f.style.height=e.data.height+'px'}})</script>",
+        w.id(),
+        widget_title(w)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries() {
+        assert_eq!(parse_query(""), Query::default());
+        let q = parse_query("?embed=timeline&theme=dark&utm=x");
+        assert_eq!(
+            (q.embed, q.theme, q.notes.len()),
+            (Some(Widget::Timeline), Some(Theme::Dark), 0)
+        );
+        let q = parse_query("?embed=nope&theme=pink");
+        assert_eq!((q.embed, q.theme, q.notes.len()), (None, None, 2));
+        assert_eq!(parse_query(&"a".repeat(600)).notes.len(), 1);
+        for w in Widget::ALL {
+            let s = snippet("https://example.org/course/", w);
+            assert!(s.contains(&format!("?embed={}", w.id())) && s.contains(widget_title(w)));
+        }
+    }
+}
