@@ -61,7 +61,7 @@ test('quiz: right and wrong answers, explanations, and progress kept across a re
   await q('methods').getByLabel('tools/list').check();
   await q('methods').getByRole('button', { name: 'Check' }).click();
   assert.match(await page.getByTestId('feedback-methods').textContent(), /^Right\./);
-  await q('stolen').getByLabel('Nothing: the signature is valid').check();
+  await q('stolen').getByLabel('Nothing, since the signature checks out').check();
   await q('stolen').getByRole('button', { name: 'Check' }).click();
   assert.match(await page.getByTestId('feedback-stolen').textContent(), /^Not quite\./);
   // Multiple choice, by keyboard.

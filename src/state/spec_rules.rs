@@ -8,7 +8,7 @@ pub struct SpecRule {
 }
 
 pub const SPEC_RULES: &[SpecRule] = &[
-    SpecRule { who: "server MUST", rule: "Treat requestState as attacker-controlled; protect its integrity (HMAC or AEAD) when it drives authorization, resource access or business logic, and reject any that fails verification.", link: "w=roundtrip&end=tampered&step=5", see: "the edited ticket, refused" },
+    SpecRule { who: "server MUST", rule: "The ticket comes back from the client, so it is hostile input. If it steers authorization, resources or business logic, protect it with a MAC or AEAD, and refuse any that does not verify.", link: "w=roundtrip&end=tampered&step=5", see: "the edited ticket, refused" },
     SpecRule { who: "server SHOULD", rule: "Bind the state to the authenticated principal, and check it.", link: "w=misuse&move=alice", see: "alice with bob's ticket" },
     SpecRule { who: "server SHOULD", rule: "Give the state a short expiry, and check it.", link: "w=misuse&move=wait", see: "five minutes late" },
     SpecRule { who: "server SHOULD", rule: "Bind the state to the originating request, and check it.", link: "w=misuse&move=prod", see: "a staging ticket on prod" },
