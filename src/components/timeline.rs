@@ -118,8 +118,8 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                                         {row.sent.clone()}
                                         <span class="via">{format!(" (to replica {})", row.replica.name())}</span>
                                     </td>
-                                    {cells.into_iter().map(|(sym, word, reason)| view! {
-                                        <td class=format!("check-cell {}", word.replace(' ', "-")) title=reason>
+                                    {cells.into_iter().zip(checks()).map(|((sym, word, reason), c)| view! {
+                                        <td class=format!("check-cell {}", word.replace(' ', "-")) title=reason data-label=short(c)>
                                             <span aria-hidden="true">{sym}</span><span class="sr-only">{word}</span>
                                         </td>
                                     }).collect_view()}
