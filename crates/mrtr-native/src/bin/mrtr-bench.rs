@@ -1,101 +1,217 @@
 //! mrtr-bench: ticket round trips per second against an MCP server over HTTP. One round trip
 //! is the whole MRTR exchange: call deploy → input_required with a ticket → retry with the
-//! answer and the ticket → verified and completed. Same client load for every server.
+//! answer and the ticket → verified and completed ("deployed to …").
+//!
+//! The load generator is deliberately thin (keep-alive HTTP/1.1 over a plain socket, bodies
+//! written as text, the ticket cut out of the response without a JSON parser) so that on a
+//! small machine it is the servers, not the client, that are measured. Same load for every
+//! server.
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use serde_json::json;
-
-use mrtr_core::wire::ClientCapabilities;
-use mrtr_core::{AgreeableHost, Client, Step};
-use mrtr_native::transport::{HttpTransport, Transport};
 
 #[derive(Parser, Debug)]
 #[command(name = "mrtr-bench", about = "Ticket round trips per second over HTTP")]
 struct Args {
-    /// The server's MCP endpoint.
+    /// The server's MCP endpoint, http://HOST:PORT/PATH.
     url: String,
     /// How long to measure, after a one-second warm-up.
     #[arg(long, default_value_t = 5)]
     seconds: u64,
-    /// Client threads, each with its own connection.
+    /// Client threads, each with its own keep-alive connection.
     #[arg(long, default_value_t = 4)]
     clients: usize,
 }
 
-fn round_trip(t: &mut HttpTransport, client: &mut Client) -> Result<(), String> {
-    let mut host = AgreeableHost::with(json!({"confirm": true}));
-    let (mut call, mut msg) = client.begin(
-        "tools/call",
-        json!({"name": "deploy", "arguments": {"env": "staging"}}),
-    );
-    let mut rounds = 0;
-    loop {
-        let resp = t.request(&msg, &mut |_| json!({}))?;
-        rounds += 1;
-        match client.on_response(&mut call, &resp, &mut host) {
-            Step::Retry(next) => msg = next,
-            Step::Complete(r) => {
-                let text = r
-                    .pointer("/content/0/text")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("");
-                return if rounds == 2 && text.starts_with("deployed to") {
-                    Ok(())
-                } else {
-                    Err(format!("unexpected result after {rounds} rounds: {r}"))
-                };
-            }
-            Step::Failed(e) => return Err(e.to_string()),
-        }
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mrtr-bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}"#;
+
+struct Conn {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+    host: String,
+    path: String,
+}
+
+impl Conn {
+    fn open(host: &str, path: &str) -> Result<Conn, String> {
+        let s = TcpStream::connect(host).map_err(|e| format!("connect {host}: {e}"))?;
+        s.set_nodelay(true).map_err(|e| e.to_string())?;
+        s.set_read_timeout(Some(Duration::from_secs(10)))
+            .map_err(|e| e.to_string())?;
+        let writer = s.try_clone().map_err(|e| e.to_string())?;
+        Ok(Conn {
+            reader: BufReader::new(s),
+            writer,
+            host: host.to_owned(),
+            path: path.to_owned(),
+        })
     }
+
+    /// One POST; returns the body (chunked or sized).
+    fn post(&mut self, body: &str) -> Result<String, String> {
+        let req = format!(
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: deploy\r\nAuthorization: Bearer bob-token\r\nContent-Length: {}\r\n\r\n{body}",
+            self.path,
+            self.host,
+            body.len()
+        );
+        self.writer
+            .write_all(req.as_bytes())
+            .map_err(|e| format!("write: {e}"))?;
+        let mut length = None;
+        let mut chunked = false;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if self
+                .reader
+                .read_line(&mut line)
+                .map_err(|e| format!("read: {e}"))?
+                == 0
+            {
+                return Err("the server closed the connection".into());
+            }
+            let l = line.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            let lower = l.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                length = v.trim().parse::<usize>().ok();
+            } else if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+                chunked = true;
+            }
+        }
+        let mut out = Vec::new();
+        if chunked {
+            loop {
+                line.clear();
+                self.reader
+                    .read_line(&mut line)
+                    .map_err(|e| format!("read: {e}"))?;
+                let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or("0"), 16)
+                    .map_err(|e| format!("chunk size: {e}"))?;
+                let mut chunk = vec![0u8; size + 2];
+                self.reader
+                    .read_exact(&mut chunk)
+                    .map_err(|e| format!("read: {e}"))?;
+                if size == 0 {
+                    break;
+                }
+                out.extend_from_slice(&chunk[..size]);
+            }
+        } else {
+            let n = length.ok_or("no Content-Length")?;
+            out.resize(n, 0);
+            self.reader
+                .read_exact(&mut out)
+                .map_err(|e| format!("read: {e}"))?;
+        }
+        String::from_utf8(out).map_err(|e| e.to_string())
+    }
+}
+
+/// The ticket in an input_required response, or, for an SSE body, in its data line.
+fn ticket_of(body: &str) -> Option<&str> {
+    let start = body.find("\"requestState\":\"")? + "\"requestState\":\"".len();
+    let end = body[start..].find('"')? + start;
+    Some(&body[start..end])
+}
+
+fn round_trip(c: &mut Conn, id: &mut u64) -> Result<(), String> {
+    *id += 1;
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{META},"name":"deploy","arguments":{{"env":"staging"}}}}}}"#
+    );
+    let first = c.post(&call)?;
+    let ticket = ticket_of(&first).ok_or_else(|| {
+        format!(
+            "no ticket in {}",
+            first.chars().take(200).collect::<String>()
+        )
+    })?;
+    *id += 1;
+    let retry = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{META},"name":"deploy","arguments":{{"env":"staging"}},"inputResponses":{{"confirm":{{"action":"accept","content":{{"confirm":true}}}}}},"requestState":"{ticket}"}}}}"#
+    );
+    let done = c.post(&retry)?;
+    if done.contains("deployed to") {
+        Ok(())
+    } else {
+        Err(format!(
+            "unexpected retry result {}",
+            done.chars().take(200).collect::<String>()
+        ))
+    }
+}
+
+fn split_url(url: &str) -> Result<(String, String), String> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or("the URL must start with http://")?;
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    Ok((host.to_owned(), format!("/{path}")))
 }
 
 fn main() {
     let args = Args::parse();
+    let (host, path) = match split_url(&args.url) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("mrtr-bench: {e}");
+            std::process::exit(2);
+        }
+    };
     let done = Arc::new(AtomicU64::new(0));
     let total = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicU64::new(0));
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     let threads: Vec<_> = (0..args.clients)
-        .map(|_| {
-            let (done, total, failed, measuring, stop, url) = (
+        .map(|n| {
+            let (done, total, failed, measuring, stop) = (
                 done.clone(),
                 total.clone(),
                 failed.clone(),
                 measuring.clone(),
                 stop.clone(),
-                args.url.clone(),
             );
+            let (host, path) = (host.clone(), path.clone());
             std::thread::spawn(move || {
-                let mut t = HttpTransport::new(&url, Some("bob-token".into()), false);
-                let mut client = Client::new(
-                    ClientCapabilities {
-                        elicitation_form: true,
-                        ..Default::default()
-                    },
-                    "mrtr-bench",
-                    "1",
-                );
+                let mut conn = None;
+                let mut id = (n as u64) << 40;
                 while !stop.load(Ordering::Relaxed) {
-                    let ok = round_trip(&mut t, &mut client);
-                    if ok.is_ok() {
-                        total.fetch_add(1, Ordering::Relaxed);
+                    if conn.is_none() {
+                        conn = Conn::open(&host, &path).ok();
+                    }
+                    let Some(c) = conn.as_mut() else {
+                        std::thread::sleep(Duration::from_millis(10));
+                        continue;
+                    };
+                    let ok = round_trip(c, &mut id);
+                    match &ok {
+                        Ok(()) => {
+                            total.fetch_add(1, Ordering::Relaxed);
+                        }
+                        // A broken connection is reopened; the failure still counts.
+                        Err(_) => conn = None,
                     }
                     if measuring.load(Ordering::Relaxed) {
                         match ok {
-                            Ok(()) => done.fetch_add(1, Ordering::Relaxed),
+                            Ok(()) => {
+                                done.fetch_add(1, Ordering::Relaxed);
+                            }
                             Err(e) => {
                                 if failed.fetch_add(1, Ordering::Relaxed) == 0 {
                                     eprintln!("mrtr-bench: {e}");
                                 }
-                                0
                             }
-                        };
+                        }
                     }
                 }
             })
@@ -118,4 +234,23 @@ fn main() {
         failed.load(Ordering::Relaxed),
         n as f64 / elapsed
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tickets_are_cut_out_of_responses() {
+        assert_eq!(
+            ticket_of(r#"{"result":{"requestState":"v1.a.b","x":1}}"#),
+            Some("v1.a.b")
+        );
+        assert_eq!(ticket_of("{}"), None);
+        assert_eq!(
+            split_url("http://127.0.0.1:9/mcp").unwrap(),
+            ("127.0.0.1:9".into(), "/mcp".into())
+        );
+        assert!(split_url("https://x").is_err());
+    }
 }
