@@ -11,15 +11,27 @@ const EDGES: [(Actor, Actor); 4] = [
     (Actor::Balancer, Actor::ReplicaB),
 ];
 
-fn kind_label(k: MessageKind) -> &'static str {
+/// The label of a message in flight, read off the message itself.
+fn message_label(k: MessageKind, json: &serde_json::Value) -> String {
     match k {
-        MessageKind::Call => "tools/call",
-        MessageKind::InputRequired => "input_required + ticket",
-        MessageKind::Question => "question",
-        MessageKind::Answer => "answer",
-        MessageKind::Retry => "retry + answer + ticket",
-        MessageKind::Complete => "complete",
-        MessageKind::Error => "error -32602",
+        MessageKind::Call => json
+            .get("method")
+            .and_then(|m| m.as_str())
+            .unwrap_or("call")
+            .to_owned(),
+        MessageKind::InputRequired => "input_required + ticket".into(),
+        MessageKind::Question => "question".into(),
+        MessageKind::Answer => "answer".into(),
+        MessageKind::Retry => "retry + answer + ticket".into(),
+        MessageKind::Complete => json
+            .pointer("/result/resultType")
+            .and_then(|r| r.as_str())
+            .unwrap_or("complete")
+            .to_owned(),
+        MessageKind::Error => match json.pointer("/error/code") {
+            Some(code) => format!("error {code}"),
+            None => "error".into(),
+        },
     }
 }
 
@@ -37,7 +49,7 @@ fn kind_class(k: MessageKind) -> &'static str {
 struct Frame {
     focus: Actor,
     active_edges: Vec<(Actor, Actor)>,
-    message: Option<(f64, f64, MessageKind)>,
+    message: Option<(f64, f64, MessageKind, String)>,
     forgot: Vec<Actor>,
     holds_ticket: bool,
 }
@@ -56,9 +68,15 @@ fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> Frame
     let mut active_edges = Vec::new();
     let mut last = None;
     for e in events {
-        if let EventKind::Sent { from, to, kind, .. } = &e.kind {
+        if let EventKind::Sent {
+            from,
+            to,
+            kind,
+            json,
+        } = &e.kind
+        {
             active_edges.push((*from, *to));
-            last = Some((*from, *to, *kind));
+            last = Some((*from, *to, *kind, message_label(*kind, json)));
         }
     }
     let moving = if p.playing && !reduced_motion {
@@ -68,15 +86,20 @@ fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> Frame
     };
     let message = match moving {
         Some((i, local)) => match &events[i].kind {
-            EventKind::Sent { from, to, kind, .. } => {
+            EventKind::Sent {
+                from,
+                to,
+                kind,
+                json,
+            } => {
                 let (x, y) = layout.message_point(*from, *to, local);
-                Some((x, y, *kind))
+                Some((x, y, *kind, message_label(*kind, json)))
             }
             _ => None,
         },
-        None => last.map(|(_, to, kind)| {
+        None => last.map(|(_, to, kind, label)| {
             let (x, y) = layout.position(to);
-            (x, y, kind)
+            (x, y, kind, label)
         }),
     };
     let seen = &t.events[..step.events.end];
@@ -156,10 +179,10 @@ pub fn Diagram(
                     </g>
                 }
             }).collect_view()}
-            {move || f.with(|f| f.message).map(|(x, y, kind)| view! {
+            {move || f.with(|f| f.message.clone()).map(|(x, y, kind, label)| view! {
                 <g class=kind_class(kind) data-testid="message">
                     <circle cx=x cy=y - 34.0 r=9/>
-                    <text x=x y=y - 50.0 text-anchor="middle">{kind_label(kind)}</text>
+                    <text x=x y=y - 50.0 text-anchor="middle">{label}</text>
                 </g>
             })}
         </svg>
@@ -188,16 +211,26 @@ mod tests {
         assert_eq!(settled(1).forgot, vec![Actor::ReplicaA]);
         assert!(settled(1).holds_ticket && !settled(0).holds_ticket);
         assert_eq!(settled(5).message.unwrap().2, MessageKind::Complete);
+        // The refusal is labelled with the code the server actually sent.
+        let tampered = round_trip(Knobs::default(), Ending::Tampered);
+        let last = frame(
+            &tampered,
+            &Playback::at(5, tampered.steps.len(), 1.0),
+            false,
+            Layout::Wide,
+        );
+        assert_eq!(last.message.unwrap().3, "error -32602");
         let moving = Playback {
             playing: true,
             progress: 0.1,
             ..Playback::at(0, t.steps.len(), 1.0)
         };
-        let (x, _, kind) = frame(&t, &moving, false, Layout::Wide).message.unwrap();
+        let (x, _, kind, label) = frame(&t, &moving, false, Layout::Wide).message.unwrap();
+        assert_eq!(label, "tools/call");
         assert_eq!(kind, MessageKind::Call);
         assert!(x > position(Actor::Client).0 && x < position(Actor::Balancer).0);
         // Reduced motion: nothing moves, the message is shown where it arrives.
-        let (x, _, _) = frame(&t, &moving, true, Layout::Wide).message.unwrap();
+        let (x, _, _, _) = frame(&t, &moving, true, Layout::Wide).message.unwrap();
         assert_eq!(x, position(Actor::ReplicaA).0);
     }
 }
