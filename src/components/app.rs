@@ -184,7 +184,7 @@ pub fn App() -> impl IntoView {
                 "finishes the call early with "<code>"resultType: \"input_required\""</code>", listing its "
                 "questions and handing the client a signed ticket, "<code>"requestState"</code>
                 ", that holds the work done so far. The client gets the answers and sends the same "
-                "request again, with a new id, the answers and the ticket exactly as it was. Because "
+                "request again, under a fresh id, carrying the answers and the untouched ticket. Because "
                 "the ticket carries the state, any replica that holds the key can finish the job, and "
                 "because it is signed, nobody can change what it says. This lab runs a real Rust MCP "
                 "server and client in your browser so you can watch it happen, and try to break it."

@@ -40,7 +40,7 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
     view! {
         <section class="card widget misuse" id="misuse" aria-labelledby="misuse-h" data-testid="misuse">
             <h2 id="misuse-h">"Misuse the ticket"</h2>
-            <p class="intro">"bob called deploy to staging and got back input_required with a ticket. Play his client, or someone who got hold of the ticket, and pick a move. Only one move gets the deploy through cleanly."</p>
+            <p class="intro">"bob asked for a staging deploy, and the server answered with a question and a ticket. Now you hold that ticket: act as bob's client, or as whoever stole it, and choose what to send. Just one of the nine moves ends in a clean deploy."</p>
             <label class="toggle">
                 <input type="checkbox" data-testid="predict" prop:checked=move || predict.get()
                     on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { l.predict = on; l.widget = Widget::Misuse; }); }/>

@@ -17,7 +17,7 @@ pub struct Token {
 pub fn explain(key: &str) -> Option<(&'static str, &'static str)> {
     let text = match key {
         "jsonrpc" => "Always \"2.0\": every MCP message is JSON-RPC.",
-        "id" => "Pairs a response with its request. The retry is a new request, so it must use a new id.",
+        "id" => "Pairs a response with its request. A retry stands on its own, so it carries an id of its own.",
         "method" => "What is asked for. The retry repeats it unchanged.",
         "params" => "The request's details, and the MCP envelope in _meta.",
         "_meta" => "The per-request envelope: protocol version, client info and declared capabilities. It travels with every request because the server remembers nothing in between.",

@@ -22,11 +22,11 @@ pub const QUESTIONS: &[Question] = &[
         prompt: "Why does a server have to protect the integrity of requestState?",
         options: &[
             ("Because tickets take a lot of bytes", false),
-            ("Because it comes back from the client, so it is input an attacker controls", true),
+            ("Because the client hands it back, so whoever holds it can change it", true),
             ("Because every string in MCP has to carry a signature", false),
         ],
         multi: false,
-        explanation: "The server rebuilds its work from the ticket. Unprotected, a client could rewrite it (staging to prod) and the server would act on the edit.",
+        explanation: "The server resumes from what the ticket says. Left unprotected, one edit (staging to prod) and the server carries out the edited work.",
         link: "w=roundtrip&end=tampered&step=5",
     },
     Question {
@@ -39,7 +39,7 @@ pub const QUESTIONS: &[Question] = &[
     },
     Question {
         id: "stolen",
-        prompt: "alice replays a valid, unexpired ticket that was minted for bob. What stops her?",
+        prompt: "alice gets hold of bob's ticket, still fresh and correctly signed, and sends it. What refuses her?",
         options: &[
             ("Nothing, since the signature checks out", false),
             ("The ticket names its principal, and alice's token says alice", true),
@@ -51,26 +51,26 @@ pub const QUESTIONS: &[Question] = &[
     },
     Question {
         id: "twice",
-        prompt: "bob sends his valid retry twice before it expires, to a server that checks signature, principal, expiry and request. What happens?",
+        prompt: "Within the ticket's lifetime, bob fires the same good retry two times at a server that checks signature, principal, expiry and request. Result?",
         options: &[
             ("The second is refused at the signature", false),
             ("Both are accepted: refusing a repeat takes a server-side memory", true),
             ("The second is refused as expired", false),
         ],
         multi: false,
-        explanation: "Nothing in a signed ticket changes when it is used. Where a second use would hurt, the server must record redeemed tickets until they expire.",
+        explanation: "Using a ticket leaves no mark on it. To refuse a repeat, the server has to note each redeemed ticket until it expires.",
         link: "w=misuse&move=twice",
     },
     Question {
         id: "client",
-        prompt: "What may a client do with requestState?",
+        prompt: "Which use of requestState is allowed to a client?",
         options: &[
-            ("Read it, to show the user what the server is waiting for", false),
+            ("Peek inside to tell the user what the server is waiting for", false),
             ("Return it untouched with the retry, and nothing more", true),
             ("Combine it with the ticket from an earlier round", false),
         ],
         multi: false,
-        explanation: "Clients echo it byte for byte and never inspect, parse or change it: it is the server's private context, even when it happens to be readable.",
+        explanation: "The client returns it byte for byte and never looks inside: it belongs to the server, readable or not.",
         link: "w=roundtrip&step=3",
     },
     Question {
@@ -115,7 +115,7 @@ pub const QUESTIONS: &[Question] = &[
         prompt: "When do you need authenticated encryption (AEAD) rather than a signature (HMAC)?",
         options: &[
             ("Whenever the ticket influences business logic", false),
-            ("When the client must not even read what the ticket says", true),
+            ("When its contents must stay hidden from the client too", true),
             ("When tickets cross replicas", false),
         ],
         multi: false,
@@ -140,7 +140,7 @@ pub const QUESTIONS: &[Question] = &[
         prompt: "A 2025-11-25 client calls deploy over stateless HTTP. What happens?",
         options: &[
             ("The shim asks through a server-to-client elicitation/create", false),
-            ("The call fails cleanly: there is no channel to ask on", true),
+            ("It ends with a clear failure: nothing can carry the question", true),
             ("The server deploys without asking", false),
         ],
         multi: false,

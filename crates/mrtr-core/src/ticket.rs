@@ -168,10 +168,6 @@ impl Keyring {
     pub fn signing_key(&self) -> &Key {
         &self.keys[0]
     }
-
-    pub fn key_ids(&self) -> Vec<&str> {
-        self.keys.iter().map(|k| k.id.as_str()).collect()
-    }
 }
 
 /// Who the server authenticated for a request. Anonymous is a principal of its own: a

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::actor::Replica;
 use crate::knobs::Knobs;
-use crate::setup::{answer_words, bob, mint, with_ticket};
+use crate::setup::{bob, judge, mint, with_ticket};
 use crate::world::EPOCH_S;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,13 +186,13 @@ fn describe_problem(e: &OpenError, ticket: &str) -> String {
 pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
     let m = mint(knobs)?;
     let mut w = m.world;
-    w.jump_to(at_s);
-    let reply = w.serve(Replica::B, &bob(), &with_ticket(&m.retry, ticket));
-    let verdict = reply.verdict().cloned().unwrap_or(Verdict {
-        outcomes: vec![],
-        claims: None,
-    });
-    let response = reply.response.clone().unwrap_or(Value::Null);
+    let judgement = judge(
+        &mut w,
+        Replica::B,
+        &bob(),
+        at_s,
+        &with_ticket(&m.retry, ticket),
+    );
 
     let mut parts = Vec::new();
     let mut payload = None;
@@ -273,12 +273,10 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
         payload,
         fields,
         problem,
-        answer: answer_words(&response, Some(&verdict)),
-        detail: verdict
-            .first_failure()
-            .map(|(c, r)| format!("{} check failed: {r}", c.id())),
-        verdict,
-        response,
+        answer: judgement.answer,
+        detail: judgement.detail,
+        verdict: judgement.verdict,
+        response: judgement.response,
         at_s,
     })
 }

@@ -9,9 +9,7 @@ use serde_json::Value;
 use crate::actor::Replica;
 use crate::knobs::Knobs;
 use crate::scenario::tamper;
-use crate::setup::{
-    alice, answer_words, bob, mint, with_env, with_id, with_ticket, without_answer,
-};
+use crate::setup::{alice, bob, judge, mint, with_env, with_id, with_ticket, without_answer};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Move {
@@ -217,14 +215,9 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Outcome> {
     };
     let mut attempts = Vec::new();
     for (who, at_s, msg, what) in plan {
-        w.jump_to(at_s);
-        let reply = w.serve(Replica::B, &who, &msg);
-        let verdict = reply.verdict().cloned().unwrap_or(Verdict {
-            outcomes: vec![],
-            claims: None,
-        });
-        let response = reply.response.clone().unwrap_or(Value::Null);
-        let deployed = response
+        let j = judge(&mut w, Replica::B, &who, at_s, &msg);
+        let deployed = j
+            .response
             .pointer("/result/content/0/text")
             .and_then(Value::as_str)
             .filter(|t| t.starts_with("deployed"))
@@ -234,12 +227,10 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Outcome> {
             bearer: format!("{who}-token"),
             at_s,
             request: msg,
-            answer: answer_words(&response, Some(&verdict)),
-            detail: verdict
-                .first_failure()
-                .map(|(c, r)| format!("{} check failed: {r}", c.id())),
-            response,
-            verdict,
+            response: j.response,
+            verdict: j.verdict,
+            answer: j.answer,
+            detail: j.detail,
             deployed,
         });
     }

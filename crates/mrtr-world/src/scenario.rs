@@ -137,7 +137,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     }
     w.step(
         "2. A asks, seals its work in a ticket, and forgets",
-        "A needs a confirmation first. Rather than ask mid-call, it ends the call with input_required: the question goes in inputRequests, and what it has worked out (deploy, staging, for bob) goes into a signed requestState ticket. Then A keeps nothing.",
+        "A wants a yes before deploying. It cannot pause to ask, so it answers input_required now: its question sits under inputRequests, and its progress so far (deploy, staging, for bob) is signed into the requestState ticket. A retains nothing afterwards.",
         Actor::ReplicaA,
     );
 
@@ -179,9 +179,9 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         retry.clone(),
     );
     w.step(
-        "4. The client sends the same call again",
+        "4. The client repeats the call",
         match ending {
-            Ending::Honest => "Same method and arguments, a new id, the answer in inputResponses, and the ticket copied back byte for byte.",
+            Ending::Honest => "Unchanged method and arguments, a fresh id, bob's reply under inputResponses, and the ticket returned exactly as received.",
             Ending::Tampered => "Same method and arguments and a new id, but this time the ticket was edited on the way back: staging became prod.",
         },
         Actor::Client,
@@ -196,7 +196,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     );
     w.step(
         "5. The balancer picks replica B",
-        "B has never seen this deploy. Everything it needs is in the request.",
+        "This deploy is new to B; all it needs travels in the request.",
         Actor::Balancer,
     );
 
@@ -215,7 +215,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         (Some(v), None) => (
             "6. B checks the ticket and finishes".to_owned(),
             format!(
-                "B checks the ticket: {}. It reads the work back out of the ticket and answers \"{}\". No replica had to remember anything.",
+                "B checks the ticket: {}. It takes the pending work from the ticket and answers \"{}\". Neither replica stored a thing between the two calls.",
                 check_sentence(v),
                 reply.result().and_then(|r| r.pointer("/content/0/text")).and_then(Value::as_str).unwrap_or("")
             ),

@@ -53,7 +53,7 @@ pub fn mint(knobs: Knobs) -> Option<Minted> {
         response.clone(),
     );
     w.forgot(Replica::A);
-    w.step("Replica A mints the ticket at t = 0", "A writes the work, the caller, a digest of the request and an expiry into the payload, signs it, and forgets.", Actor::ReplicaA);
+    w.step("Replica A mints the ticket at t = 0", "A records the pending work, who asked, a fingerprint of the request and a deadline, signs the lot, and drops it from memory.", Actor::ReplicaA);
     let (ticket, claims) = reply.minted().map(|(t, c)| (t.to_owned(), c.clone()))?;
     let mut host = AgreeableHost::with(json!({"confirm": true}));
     let ClientStep::Retry(retry) = w.client.on_response(&mut pending, &response, &mut host) else {
@@ -96,6 +96,42 @@ pub fn with_id(msg: &Value, id: i64) -> Value {
     let mut m = msg.clone();
     m["id"] = json!(id);
     m
+}
+
+/// What a replica made of one request, as the widgets show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    pub response: Value,
+    /// The checks on the ticket (empty when the request carried none).
+    pub verdict: mrtr_core::Verdict,
+    pub answer: String,
+    /// The reason the server logged (never sent).
+    pub detail: Option<String>,
+}
+
+/// Sends `msg` from `who` to `replica` at `at_s` seconds and reads what came back.
+pub fn judge(
+    w: &mut World,
+    replica: Replica,
+    who: &Principal,
+    at_s: u64,
+    msg: &Value,
+) -> Judgement {
+    w.jump_to(at_s);
+    let reply = w.serve(replica, who, msg);
+    let verdict = reply.verdict().cloned().unwrap_or(mrtr_core::Verdict {
+        outcomes: vec![],
+        claims: None,
+    });
+    let response = reply.response.unwrap_or(Value::Null);
+    Judgement {
+        answer: answer_words(&response, Some(&verdict)),
+        detail: verdict
+            .first_failure()
+            .map(|(c, r)| format!("{} check failed: {r}", c.id())),
+        response,
+        verdict,
+    }
 }
 
 /// What the server's answer means, in plain words.

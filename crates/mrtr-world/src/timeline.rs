@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::actor::Replica;
 use crate::knobs::Knobs;
 use crate::scenario::tamper;
-use crate::setup::{alice, answer_words, bob, mint, with_env, with_id, with_ticket};
+use crate::setup::{alice, bob, judge, mint, with_env, with_id, with_ticket};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RowKind {
@@ -140,16 +140,7 @@ pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
             ),
         };
         let msg = with_id(&msg, id);
-        w.jump_to(at_s);
-        let reply = w.serve(kind.replica(), &who, &msg);
-        let verdict = reply.verdict().cloned().unwrap_or(Verdict {
-            outcomes: vec![],
-            claims: None,
-        });
-        let response = reply.response.clone().unwrap_or(Value::Null);
-        let detail = verdict
-            .first_failure()
-            .map(|(c, r)| format!("{} check failed: {r}", c.id()));
+        let j = judge(&mut w, kind.replica(), &who, at_s, &msg);
         rows.push(Row {
             kind,
             at_s,
@@ -158,10 +149,10 @@ pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
             id,
             sent,
             request: msg,
-            answer: answer_words(&response, Some(&verdict)),
-            response,
-            verdict,
-            detail,
+            response: j.response,
+            verdict: j.verdict,
+            answer: j.answer,
+            detail: j.detail,
         });
     }
     Some(Timeline {

@@ -97,13 +97,6 @@ pub struct Trace {
 }
 
 impl Trace {
-    pub fn step_events(&self, step: usize) -> &[Event] {
-        self.steps
-            .get(step)
-            .map(|s| &self.events[s.events.clone()])
-            .unwrap_or(&[])
-    }
-
     /// Messages that carried JSON-RPC, up to and including `step`.
     pub fn messages_until(&self, step: usize) -> Vec<(usize, &Event)> {
         let end = self.steps.get(step).map(|s| s.events.end).unwrap_or(0);

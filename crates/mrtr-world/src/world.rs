@@ -197,11 +197,6 @@ impl World {
         reply
     }
 
-    /// How many tickets the replica has recorded as redeemed (its own or the shared store).
-    pub fn redeemed(&self, replica: Replica) -> usize {
-        self.replicas[replica.index()].redeemed_count()
-    }
-
     pub fn finish(mut self) -> Trace {
         if self.step_start < self.trace.events.len() {
             self.step("The end", "", Actor::Client);

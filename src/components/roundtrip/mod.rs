@@ -153,7 +153,7 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
     view! {
         <section class="card widget roundtrip" id="roundtrip" aria-labelledby="roundtrip-h" data-testid="roundtrip" on:keydown=on_key>
             <div class="widget-head">
-                <h2 id="roundtrip-h" tabindex="-1">"One deploy, two replicas, a ticket in the client's hand"</h2>
+                <h2 id="roundtrip-h" tabindex="-1">"Two replicas, one deploy, and the ticket in between"</h2>
                 <fieldset class="segmented">
                     <legend class="sr-only">"Ending"</legend>
                     {[Ending::Honest, Ending::Tampered].into_iter().map(|e| {
