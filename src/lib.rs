@@ -3,10 +3,12 @@
 //! components ([`components`]).
 
 pub mod components;
+pub mod more;
 pub mod panic_panel;
 pub mod state;
 
-/// Installs the panic panel and mounts the app on `<body>`.
+/// The first module: installs the panic panel and mounts the page on `<body>`. The widgets
+/// below the first screen arrive with the second module ([`more::start`]).
 pub fn start() {
     panic_panel::install();
     leptos::mount::mount_to_body(components::App);

@@ -71,7 +71,18 @@ export async function open(browser, site, { path: sub = '', colorScheme = 'light
 }
 
 /** Waits until the app has rendered real content: the title and a caption from the core's trace. */
-export async function waitForApp(page, timeout = 15000) {
+export async function waitForFirstScreen(page, timeout = 15000) {
   await page.getByTestId('title').waitFor({ timeout });
   await page.getByTestId('caption').locator('h3').filter({ hasText: /\S/ }).first().waitFor({ timeout });
+}
+
+/** Waits until the second module has put every widget below the first screen in its place. */
+export async function waitForLater(page, timeout = 15000) {
+  await page.waitForFunction(() => document.documentElement.dataset.widgets === 'ready' || !document.querySelector('[data-later]'), null, { timeout });
+}
+
+/** The whole page: the first screen and every widget below it. */
+export async function waitForApp(page, timeout = 15000) {
+  await waitForFirstScreen(page, timeout);
+  await waitForLater(page, timeout);
 }

@@ -2,52 +2,12 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::embed_docs::EmbedDocs;
+use super::later::{load_more, load_when_needed, Later};
+use super::page_link::{location_hash, location_search, scroll_to, shared_link};
 use super::theme::{apply, remembered, ThemeToggle};
-use super::{
-    MisuseTicket, Quiz, RoundTrip, RulesExplorer, RunItRaw, TicketInspector, TicketTimeline,
-};
-use crate::state::embed::parse_query;
+use super::RoundTrip;
+use crate::state::embed::{parse_query, widget_title};
 use crate::state::link::{Link, Widget};
-
-fn location_hash() -> String {
-    web_sys::window()
-        .and_then(|w| w.location().hash().ok())
-        .unwrap_or_default()
-}
-
-/// Puts the fragment in the address bar without adding a history entry or firing hashchange.
-fn replace_hash(fragment: &str) {
-    let Some(w) = web_sys::window() else { return };
-    if location_hash().trim_start_matches('#') == fragment {
-        return;
-    }
-    if let Ok(h) = w.history() {
-        let _ = h.replace_state_with_url(
-            &wasm_bindgen::JsValue::NULL,
-            "",
-            Some(&format!("#{fragment}")),
-        );
-    }
-}
-
-/// Brings a widget into view once the page has been drawn.
-fn scroll_to(widget: Widget) {
-    request_animation_frame(move || {
-        let el = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id(widget.id()));
-        if let Some(el) = el {
-            el.scroll_into_view();
-        }
-    });
-}
-
-fn location_search() -> String {
-    web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default()
-}
 
 /// Tells the embedding page how tall this document is, whenever that changes.
 fn post_height(widget: Widget) {
@@ -99,15 +59,11 @@ fn open_details_before_print() {
     on_cleanup(move || handle.remove());
 }
 
+/// The round trip is drawn here; every other widget comes with the second module.
 fn widget_view(w: Widget, link: RwSignal<Link>) -> AnyView {
     match w {
         Widget::RoundTrip => view! { <RoundTrip link=link/> }.into_any(),
-        Widget::Ticket => view! { <TicketInspector link=link/> }.into_any(),
-        Widget::Timeline => view! { <TicketTimeline link=link/> }.into_any(),
-        Widget::Misuse => view! { <MisuseTicket link=link/> }.into_any(),
-        Widget::Raw => view! { <RunItRaw link=link/> }.into_any(),
-        Widget::Rules => view! { <RulesExplorer link=link/> }.into_any(),
-        Widget::Quiz => view! { <Quiz/> }.into_any(),
+        other => view! { <Later id=other.id() title=widget_title(other)/> }.into_any(),
     }
 }
 
@@ -119,25 +75,15 @@ pub fn App() -> impl IntoView {
     open_details_before_print();
     let (initial, mut notes) = Link::parse(&location_hash());
     notes.extend(query.notes.iter().cloned());
-    let link = RwSignal::new(initial);
     let notes = RwSignal::new(notes);
-    // The URL follows the state…
-    Effect::new(move |_| {
-        let f = link.with(Link::to_fragment);
-        replace_hash(&f);
-    });
-    // …and the state follows a URL the reader edits by hand.
-    let listener = window_event_listener(leptos::ev::hashchange, move |_| {
-        let (l, n) = Link::parse(&location_hash());
-        let target = l.widget;
-        if link.try_with_untracked(|cur| *cur != l) == Some(true) {
-            link.set(l);
-        }
+    // The reader edited the URL: show what could not be used, and go to the widget.
+    let link = shared_link(initial, move |n, target| {
         notes.set(n);
-        scroll_to(target);
+        if target != Widget::RoundTrip {
+            load_more();
+        }
+        scroll_to(target.id());
     });
-    on_cleanup(move || listener.remove());
-    // A link to a widget lands on it, once the page has been drawn.
     let notes_view = move || {
         (!notes.with(Vec::is_empty)).then(|| view! {
             <div class="note" role="status" data-testid="link-note">
@@ -150,6 +96,9 @@ pub fn App() -> impl IntoView {
 
     if let Some(w) = query.embed {
         post_height(w);
+        if w != Widget::RoundTrip {
+            load_more();
+        }
         if let Some(root) = web_sys::window()
             .and_then(|w| w.document())
             .and_then(|d| d.document_element())
@@ -166,10 +115,13 @@ pub fn App() -> impl IntoView {
         .into_any();
     }
 
+    // A link to a widget lands on it, once the page has been drawn.
     let target = link.with_untracked(|l| l.widget);
     if target != Widget::RoundTrip {
-        scroll_to(target);
+        load_more();
+        scroll_to(target.id());
     }
+    request_animation_frame(load_when_needed);
 
     view! {
         <a class="skip" href="#roundtrip-h">"Skip to the round trip"</a>
@@ -193,13 +145,8 @@ pub fn App() -> impl IntoView {
         <main id="main">
             {notes_view}
             <RoundTrip link=link/>
-            <TicketInspector link=link/>
-            <TicketTimeline link=link/>
-            <MisuseTicket link=link/>
-            <RunItRaw link=link/>
-            <RulesExplorer link=link/>
-            <Quiz/>
-            <EmbedDocs/>
+            {Widget::ALL[1..].iter().map(|&w| view! { <Later id=w.id() title=widget_title(w)/> }).collect_view()}
+            <Later id="embed" title="Embed a widget"/>
         </main>
         <footer class="colophon">
             <p>"Every message, ticket and verdict on this page is computed by the lab's protocol core, compiled to WebAssembly: the same code that passes the official MCP conformance suite natively."</p>

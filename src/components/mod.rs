@@ -2,10 +2,12 @@
 
 mod app;
 mod check_list;
-mod embed_docs;
+pub mod embed_docs;
 pub mod inspector;
 pub mod knobs;
+pub mod later;
 pub mod misuse;
+pub mod page_link;
 pub mod quiz;
 pub mod raw;
 pub mod roundtrip;
@@ -15,6 +17,7 @@ pub mod timeline;
 
 pub use app::App;
 pub use check_list::CheckList;
+pub use embed_docs::EmbedDocs;
 pub use inspector::TicketInspector;
 pub use misuse::MisuseTicket;
 pub use quiz::Quiz;

@@ -5,11 +5,12 @@ use mrtr_world::timeline::{timeline, Row};
 use super::knobs::ClockKnobs;
 use crate::state::link::{Link, Widget, MAX_TIME_S};
 
-const AXIS_W: f64 = 640.0;
-const AXIS_PAD: f64 = 20.0;
+// Whole SVG units: integers keep the float formatter out of the wasm.
+const AXIS_W: u64 = 640;
+const AXIS_PAD: u64 = 20;
 
-fn x_of(t: u64, max: u64) -> f64 {
-    AXIS_PAD + (t.min(max) as f64 / max.max(1) as f64) * (AXIS_W - 2.0 * AXIS_PAD)
+fn x_of(t: u64, max: u64) -> u64 {
+    AXIS_PAD + t.min(max) * (AXIS_W - 2 * AXIS_PAD) / max.max(1)
 }
 
 /// Column headings short enough for a table cell; the full question is the cell's title.
@@ -72,7 +73,7 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                     let ttl = knobs.get().ttl_s;
                     let x = x_of(ttl, max);
                     view! {
-                        <rect class="valid" x=AXIS_PAD y="34" width=(x - AXIS_PAD).max(0.0) height="12"/>
+                        <rect class="valid" x=AXIS_PAD y="34" width=x.saturating_sub(AXIS_PAD) height="12"/>
                         <line class="expiry" x1=x y1="14" x2=x y2="60"/>
                         <text class="expiry-label" x=x y="10" text-anchor="start" dx="4">{format!("expires at {ttl} s")}</text>
                         <text x=AXIS_PAD y="66" text-anchor="start">"0 s: minted"</text>

@@ -20,7 +20,7 @@ const VALUE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b',');
 
-use super::playback::clamp_speed;
+use super::playback::{clamp_speed, parse_speed, speed_text};
 
 /// The widgets, by their fragment name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -175,7 +175,7 @@ impl Link {
         }
         parts.push(format!("step={}", self.step));
         if self.speed != 1.0 {
-            parts.push(format!("speed={}", self.speed));
+            parts.push(format!("speed={}", speed_text(self.speed)));
         }
         if k.ttl_s != d.ttl_s {
             parts.push(format!("ttl={}", k.ttl_s));
@@ -267,8 +267,8 @@ impl Link {
                     Ok(s) if s <= MAX_STEP => link.step = s,
                     _ => bad(&mut notes),
                 },
-                "speed" => match value.parse::<f64>() {
-                    Ok(s) if s.is_finite() && s > 0.0 => link.speed = clamp_speed(s),
+                "speed" => match parse_speed(value) {
+                    Some(s) if s > 0.0 => link.speed = clamp_speed(s),
                     _ => bad(&mut notes),
                 },
                 "ttl" => match value.parse::<u64>() {

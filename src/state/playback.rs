@@ -108,6 +108,27 @@ impl Playback {
     }
 }
 
+/// How a speed is written in links and menus. Written from a table rather than formatted,
+/// so the page carries no float formatter (about 13 KB of wasm).
+pub fn speed_text(s: f64) -> &'static str {
+    const TEXT: [&str; 5] = ["0.25", "0.5", "1", "2", "4"];
+    let s = clamp_speed(s);
+    SPEEDS.iter().position(|&x| x == s).map_or("1", |i| TEXT[i])
+}
+
+/// Reads a plain decimal such as `2`, `0.5` or `.25` (no sign, no exponent) without the
+/// float parser. Anything else is `None`.
+pub fn parse_speed(text: &str) -> Option<f64> {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |d: &str| d.len() <= 6 && d.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
+        return None;
+    }
+    let whole = int.parse::<u32>().unwrap_or(0) as f64;
+    let part = frac.parse::<u32>().unwrap_or(0) as f64 / 10u32.pow(frac.len() as u32) as f64;
+    Some(whole + part)
+}
+
 /// The nearest offered speed.
 pub fn clamp_speed(s: f64) -> f64 {
     if !s.is_finite() {
@@ -183,5 +204,18 @@ mod tests {
         assert_eq!((q.step, q.progress, q.playing), (2, 1.0, false));
         assert_eq!(clamp_speed(3.1), 4.0);
         assert_eq!(clamp_speed(f64::INFINITY), 1.0);
+    }
+
+    #[test]
+    fn speeds_are_written_and_read_without_float_formatting() {
+        for s in SPEEDS {
+            assert_eq!(parse_speed(speed_text(s)), Some(s));
+            assert_eq!(speed_text(s), s.to_string());
+        }
+        assert_eq!(parse_speed(".25"), Some(0.25));
+        assert_eq!(parse_speed("3"), Some(3.0));
+        for bad in ["", ".", "NaN", "-1", "1e3", "inf", "1.2.3", "9999999", " 1"] {
+            assert_eq!(parse_speed(bad), None, "{bad}");
+        }
     }
 }

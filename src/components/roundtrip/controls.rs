@@ -1,6 +1,6 @@
 use leptos::prelude::*;
 
-use crate::state::playback::{Playback, SPEEDS};
+use crate::state::playback::{parse_speed, speed_text, Playback, SPEEDS};
 
 /// Play, pause, step, scrub, speed and the keyboard help.
 #[component]
@@ -52,12 +52,12 @@ pub fn Controls(playback: RwSignal<Playback>, help_open: RwSignal<bool>) -> impl
             <span class="step-count" data-testid="step-count">{move || format!("{} / {}", step() + 1, steps())}</span>
             <label class="speed">"Speed "
                 <select on:change=move |ev| {
-                    if let Ok(s) = event_target_value(&ev).parse::<f64>() {
+                    if let Some(s) = parse_speed(&event_target_value(&ev)) {
                         playback.update(|p| p.set_speed(s));
                     }
                 }>
                     {SPEEDS.into_iter().map(|s| view! {
-                        <option value=s.to_string() selected=move || playback.with(|p| p.speed == s)>{format!("{s}×")}</option>
+                        <option value=speed_text(s) selected=move || playback.with(|p| p.speed == s)>{format!("{}×", speed_text(s))}</option>
                     }).collect_view()}
                 </select>
             </label>

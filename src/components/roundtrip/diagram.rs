@@ -129,6 +129,12 @@ fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> Frame
     }
 }
 
+/// SVG user units as whole numbers: a unit is under a pixel here, and integers keep the float
+/// formatter out of the wasm.
+fn px(v: f64) -> i32 {
+    v.round() as i32
+}
+
 #[component]
 pub fn Diagram(
     trace: Memo<Trace>,
@@ -139,7 +145,10 @@ pub fn Diagram(
     let f =
         Memo::new(move |_| trace.with(|t| playback.with(|p| frame(t, p, reduced_motion, layout))));
     let (vw, vh) = layout.view_box();
-    let position = move |a| layout.position(a);
+    let position = move |a| {
+        let (x, y) = layout.position(a);
+        (px(x), px(y))
+    };
     let title_id = format!("diagram-title-{}", layout.id());
     let desc_id = format!("diagram-desc-{}", layout.id());
     let edge_on = move |a: Actor, b: Actor| {
@@ -150,7 +159,7 @@ pub fn Diagram(
         })
     };
     view! {
-        <svg class=format!("diagram {}", layout.id()) viewBox=format!("0 0 {vw} {vh}") role="img"
+        <svg class=format!("diagram {}", layout.id()) viewBox=format!("0 0 {} {}", px(vw), px(vh)) role="img"
             aria-labelledby=format!("{title_id} {desc_id}") data-layout=layout.id()>
             <title id=title_id.clone()>"Diagram: user and host, client, load balancer, replicas A and B"</title>
             <desc id=desc_id.clone()>"The transcript beside the diagram lists every message it shows, in order."</desc>
@@ -173,16 +182,16 @@ pub fn Diagram(
                 });
                 view! {
                     <g class=class data-actor=a.id()>
-                        <rect x=x - 66.0 y=y - 24.0 width=132 height=48 rx=10/>
-                        <text x=x y=y + 5.0 text-anchor="middle">{a.label()}</text>
-                        <text class="actor-note" x=x y=y + 40.0 text-anchor="middle">{note}</text>
+                        <rect x=x - 66 y=y - 24 width=132 height=48 rx=10/>
+                        <text x=x y=y + 5 text-anchor="middle">{a.label()}</text>
+                        <text class="actor-note" x=x y=y + 40 text-anchor="middle">{note}</text>
                     </g>
                 }
             }).collect_view()}
             {move || f.with(|f| f.message.clone()).map(|(x, y, kind, label)| view! {
                 <g class=kind_class(kind) data-testid="message">
-                    <circle cx=x cy=y - 34.0 r=9/>
-                    <text x=x y=y - 50.0 text-anchor="middle">{label}</text>
+                    <circle cx=px(x) cy=px(y - 34.0) r=9/>
+                    <text x=px(x) y=px(y - 50.0) text-anchor="middle">{label}</text>
                 </g>
             })}
         </svg>

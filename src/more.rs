@@ -1,0 +1,89 @@
+//! The second wasm module (`src/bin/more.rs`): the widgets below the first screen. It mounts
+//! each into the stand-in the first module drew (see `components::later`), one per frame so
+//! no single task blocks the page, and shares the deep link through the address bar.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::components::later::STATE_ATTR;
+use crate::components::page_link::{location_hash, location_search, scroll_to, shared_link};
+use crate::components::{
+    EmbedDocs, MisuseTicket, Quiz, RulesExplorer, RunItRaw, TicketInspector, TicketTimeline,
+};
+use crate::state::embed::parse_query;
+use crate::state::link::{Link, Widget};
+
+/// The stand-in ids this module fills.
+const IDS: [&str; 7] = [
+    "ticket", "timeline", "misuse", "raw", "rules", "quiz", "embed",
+];
+
+fn view_for(id: &str, link: RwSignal<Link>) -> AnyView {
+    match id {
+        "ticket" => view! { <TicketInspector link=link/> }.into_any(),
+        "timeline" => view! { <TicketTimeline link=link/> }.into_any(),
+        "misuse" => view! { <MisuseTicket link=link/> }.into_any(),
+        "raw" => view! { <RunItRaw link=link/> }.into_any(),
+        "rules" => view! { <RulesExplorer link=link/> }.into_any(),
+        "quiz" => view! { <Quiz/> }.into_any(),
+        _ => view! { <EmbedDocs/> }.into_any(),
+    }
+}
+
+/// Mounts the widget for `stand_ins[i]`, then the rest on the following frames.
+fn mount_from(
+    stand_ins: Vec<web_sys::HtmlElement>,
+    i: usize,
+    link: RwSignal<Link>,
+    done: impl FnOnce() + 'static,
+) {
+    let Some(el) = stand_ins.get(i).cloned() else {
+        done();
+        return;
+    };
+    let id = el.get_attribute("data-later").unwrap_or_default();
+    if IDS.contains(&id.as_str()) {
+        el.set_inner_html("");
+        let handle = leptos::mount::mount_to(el, move || view_for(&id, link));
+        // The page never takes these widgets away again.
+        handle.forget();
+    }
+    request_animation_frame(move || mount_from(stand_ins, i + 1, link, done));
+}
+
+/// Entry point of the second module.
+pub fn start() {
+    crate::panic_panel::install();
+    // Effects need the executor before the first mount would set it up.
+    let _ = any_spawner::Executor::init_wasm_bindgen();
+    // A root for the link's effects and listeners, kept for the page's life.
+    let owner = Owner::new();
+    owner.set();
+    let embedded = parse_query(&location_search()).embed.is_some();
+    let (initial, _) = Link::parse(&location_hash());
+    let target = initial.widget;
+    // The first module shows the notes on a fragment; this one only follows it.
+    let link = shared_link(initial, |_, _| {});
+    let stand_ins: Vec<web_sys::HtmlElement> = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector_all("[data-later]").ok())
+        .map(|all| {
+            (0..all.length())
+                .filter_map(|i| all.item(i)?.dyn_into().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    mount_from(stand_ins, 0, link, move || {
+        if let Some(h) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = h.set_attribute(STATE_ATTR, "ready");
+        }
+        // The widgets above the linked one have grown from their stand-ins: land on it again.
+        if !embedded && target != Widget::RoundTrip {
+            scroll_to(target.id());
+        }
+    });
+    std::mem::forget(owner);
+}
