@@ -89,8 +89,8 @@ pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
                     let (m, l) = lanes.get();
                     Phase::ALL.into_iter().take(shown.get()).map(|p| view! {
                         <h3 class="phase">{p.title()}</h3>
-                        <div class="lane modern" data-phase=format!("{p:?}").to_lowercase()>{cell(&m, p)}</div>
-                        <div class="lane legacy" data-phase=format!("{p:?}").to_lowercase()>{cell(&l, p)}</div>
+                        <div class="lane modern" data-phase=format!("{p:?}").to_ascii_lowercase()>{cell(&m, p)}</div>
+                        <div class="lane legacy" data-phase=format!("{p:?}").to_ascii_lowercase()>{cell(&l, p)}</div>
                     }).collect_view()
                 }}
             </div>

@@ -78,7 +78,7 @@ impl Lane {
     pub fn jsonl(&self) -> String {
         self.lines
             .iter()
-            .map(|l| json!({"direction": if l.outgoing { "client->server" } else { "server->client" }, "phase": format!("{:?}", l.phase).to_lowercase(), "message": l.json}).to_string() + "\n")
+            .map(|l| json!({"direction": if l.outgoing { "client->server" } else { "server->client" }, "phase": format!("{:?}", l.phase).to_ascii_lowercase(), "message": l.json}).to_string() + "\n")
             .collect()
     }
 

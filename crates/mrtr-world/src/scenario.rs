@@ -70,7 +70,7 @@ fn check_sentence(verdict: &mrtr_core::Verdict) -> String {
         None => "every check passed".to_owned(),
         Some((check, reason)) => format!(
             "the {} check failed ({reason})",
-            check.question().to_lowercase()
+            check.question().to_ascii_lowercase()
         ),
     }
 }

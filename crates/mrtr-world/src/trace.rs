@@ -18,6 +18,21 @@ pub enum MessageKind {
     Error,
 }
 
+impl MessageKind {
+    /// A short lowercase name, for markup.
+    pub fn id(self) -> &'static str {
+        match self {
+            MessageKind::Call => "call",
+            MessageKind::InputRequired => "inputrequired",
+            MessageKind::Question => "question",
+            MessageKind::Answer => "answer",
+            MessageKind::Retry => "retry",
+            MessageKind::Complete => "complete",
+            MessageKind::Error => "error",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
     /// A message crossed an edge. `json` is the exact JSON-RPC message where there is one

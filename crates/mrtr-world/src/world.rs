@@ -42,7 +42,7 @@ impl World {
         let replica = |r: Replica, secret: &[u8; 32], kid: &str| {
             Server::new(
                 ServerConfig {
-                    name: format!("replica-{}", r.name().to_lowercase()),
+                    name: format!("replica-{}", r.name().to_ascii_lowercase()),
                     ttl_s: knobs.ttl_s,
                     policy: knobs.policy(r),
                     ..ServerConfig::default()

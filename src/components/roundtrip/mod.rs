@@ -27,6 +27,28 @@ fn prefers_reduced_motion() -> bool {
         .unwrap_or(false)
 }
 
+/// Whether the phone layout applies (the CSS breakpoint of the tall diagram), kept current.
+/// Only that diagram is drawn: half the start-up work of drawing both and hiding one.
+fn use_narrow() -> ReadSignal<bool> {
+    const QUERY: &str = "(max-width: 600px)";
+    let list = web_sys::window().and_then(|w| w.match_media(QUERY).ok().flatten());
+    let (narrow, set_narrow) = signal(list.as_ref().is_some_and(|m| m.matches()));
+    if let Some(list) = list {
+        let on_change = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+            if let Some(m) = web_sys::window().and_then(|w| w.match_media(QUERY).ok().flatten()) {
+                let _ = set_narrow.try_set(m.matches());
+            }
+        });
+        let _ = list.add_event_listener_with_callback(
+            "change",
+            wasm_bindgen::JsCast::unchecked_ref(on_change.as_ref()),
+        );
+        // The widget lives as long as the page.
+        on_change.forget();
+    }
+    narrow
+}
+
 #[component]
 pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
     let knobs = Memo::new(move |_| link.with(|l| l.knobs));
@@ -40,6 +62,7 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
         start.1,
     ));
     let reduced_motion = prefers_reduced_motion();
+    let narrow = use_narrow();
     let help_open = RwSignal::new(false);
 
     // A new trace (other ending or knobs) may have another length: keep the step in range.
@@ -175,8 +198,10 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
             </div>
             <div class="roundtrip-body">
                 <div class="stage">
-                    <Diagram trace=trace playback=playback reduced_motion=reduced_motion layout=Layout::Wide/>
-                    <Diagram trace=trace playback=playback reduced_motion=reduced_motion layout=Layout::Tall/>
+                    {move || {
+                        let layout = if narrow.get() { Layout::Tall } else { Layout::Wide };
+                        view! { <Diagram trace=trace playback=playback reduced_motion=reduced_motion layout=layout/> }
+                    }}
                     <Controls playback=playback help_open=help_open/>
                     {move || verdict.get().map(|v| view! { <CheckList verdict=v by="Replica B"/> })}
                 </div>

@@ -131,10 +131,17 @@ fn explain_by_id(id: &str) -> Option<&'static str> {
 pub fn Transcript(trace: Memo<Trace>, step: Memo<usize>) -> impl IntoView {
     let all = Memo::new(move |_| trace.with(|t| lines(t, step.get())));
     let list = NodeRef::<leptos::html::Ol>::new();
-    // Keep the newest message in view inside the list, without scrolling the page.
+    // Keep the newest message in view inside the list, without scrolling the page. Reading
+    // a position forces layout, so it waits for the frame, and the first message (at the top
+    // already) needs none: that read once cost a third of the start-up time.
     Effect::new(move |_| {
-        all.track();
-        if let Some(ol) = list.get() {
+        if all.with(|ls| ls.len() <= 1) {
+            return;
+        }
+        request_animation_frame(move || {
+            let Some(ol) = list.get_untracked() else {
+                return;
+            };
             if let Some(cur) = ol
                 .query_selector(".message.current:last-child")
                 .ok()
@@ -143,7 +150,7 @@ pub fn Transcript(trace: Memo<Trace>, step: Memo<usize>) -> impl IntoView {
                 let cur: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(cur);
                 ol.set_scroll_top(cur.offset_top() - 8);
             }
-        }
+        });
     });
     view! {
         <div class="transcript" data-testid="transcript">
@@ -157,7 +164,7 @@ pub fn Transcript(trace: Memo<Trace>, step: Memo<usize>) -> impl IntoView {
                 <For each=move || all.get() key=|l: &Line| (l.id, l.tokens.len()) children=move |l: Line| {
                     let current = move || step.get() == l.step;
                     view! {
-                        <li class=move || if current() { "message current" } else { "message" } data-kind=format!("{:?}", l.kind).to_lowercase()>
+                        <li class=move || if current() { "message current" } else { "message" } data-kind=l.kind.id()>
                             <p class="message-title">{title(&l)}</p>
                             <pre class="json">{l.tokens.into_iter().map(token_view).collect_view()}</pre>
                         </li>
