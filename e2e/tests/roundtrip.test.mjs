@@ -96,3 +96,15 @@ test('with reduced motion it still plays, stepping without moving messages', asy
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('only the diagram the viewport shows is drawn, and it follows a resize', async () => {
+  const { page, context, problems } = await open(browser, site, { viewport: { width: 375, height: 800 } });
+  await waitForApp(page);
+  assert.equal(await page.locator('svg.diagram').count(), 1);
+  assert.equal(await page.locator('svg.diagram.tall').count(), 1);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.locator('svg.diagram.wide').waitFor({ timeout: 5000 });
+  assert.equal(await page.locator('svg.diagram').count(), 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
