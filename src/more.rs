@@ -5,8 +5,10 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::components::embedded::Embedded;
 use crate::components::later::STATE_ATTR;
 use crate::components::page_link::{location_hash, location_search, scroll_to, shared_link};
+use crate::components::theme::{apply, remembered};
 use crate::components::{
     EmbedDocs, MisuseTicket, Quiz, RulesExplorer, RunItRaw, TicketInspector, TicketTimeline,
 };
@@ -51,6 +53,15 @@ fn mount_from(
     request_animation_frame(move || mount_from(stand_ins, i + 1, link, done));
 }
 
+fn ready() {
+    if let Some(h) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = h.set_attribute(STATE_ATTR, "ready");
+    }
+}
+
 /// Entry point of the second module.
 pub fn start() {
     crate::panic_panel::install();
@@ -59,11 +70,7 @@ pub fn start() {
     // A root for the link's effects and listeners, kept for the page's life.
     let owner = Owner::new();
     owner.set();
-    let embedded = parse_query(&location_search()).embed.is_some();
-    let (initial, _) = Link::parse(&location_hash());
-    let target = initial.widget;
-    // The first module shows the notes on a fragment; this one only follows it.
-    let link = shared_link(initial, |_, _| {});
+    let query = parse_query(&location_search());
     let stand_ins: Vec<web_sys::HtmlElement> = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.query_selector_all("[data-later]").ok())
@@ -73,17 +80,32 @@ pub fn start() {
                 .collect()
         })
         .unwrap_or_default();
-    mount_from(stand_ins, 0, link, move || {
-        if let Some(h) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-        {
-            let _ = h.set_attribute(STATE_ATTR, "ready");
+    match query.embed {
+        // index.html started this module alone: an embed of one of its widgets.
+        Some(w) if stand_ins.is_empty() && IDS.contains(&w.id()) => {
+            apply(query.theme.or_else(remembered));
+            let (initial, mut notes) = Link::parse(&location_hash());
+            notes.extend(query.notes.iter().cloned());
+            let notes = RwSignal::new(notes);
+            let link = shared_link(initial, move |n, _| notes.set(n));
+            leptos::mount::mount_to_body(move || {
+                view! { <Embedded widget=w notes=notes>{view_for(w.id(), link)}</Embedded> }
+            });
+            ready();
         }
-        // The widgets above the linked one have grown from their stand-ins: land on it again.
-        if !embedded && target != Widget::RoundTrip {
-            scroll_to(target.id());
+        embed => {
+            let (initial, _) = Link::parse(&location_hash());
+            let target = initial.widget;
+            // The first module shows the notes on a fragment; this one only follows it.
+            let link = shared_link(initial, |_, _| {});
+            mount_from(stand_ins, 0, link, move || {
+                ready();
+                // The widgets above the linked one have grown from their stand-ins: land on it.
+                if embed.is_none() && target != Widget::RoundTrip {
+                    scroll_to(target.id());
+                }
+            });
         }
-    });
+    }
     std::mem::forget(owner);
 }

@@ -2,7 +2,7 @@
 // and on every embed in light and dark, phones, zoom, print.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+import { serve, launch, open, waitForApp, waitForLater } from '../lib/harness.mjs';
 import { axeViolations } from '../lib/axe.mjs';
 
 const WIDGETS = ['roundtrip', 'ticket', 'timeline', 'misuse', 'raw', 'rules', 'quiz'];
@@ -32,6 +32,7 @@ test('each embed renders alone, honours the theme, and passes axe in light and d
     for (const theme of ['light', 'dark']) {
       const { page, context, problems } = await open(browser, site, { path: `?embed=${w}&theme=${theme}#w=${w}&move=alice` });
       await page.locator(`#${w}`).waitFor();
+      await waitForLater(page);
       assert.equal(await page.locator('.masthead').count(), 0, `${w}: no page chrome`);
       assert.equal(await page.locator('section.widget').count(), 1, `${w}: one widget`);
       assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), theme);

@@ -86,3 +86,18 @@ test('if the second module cannot be fetched, its stand-ins say so and the round
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('an embed of a widget below the first screen fetches only the second module', async () => {
+  site.requests.length = 0;
+  const { page, context, problems } = await open(browser, site, { path: '?embed=quiz' });
+  await page.getByTestId('quiz').waitFor({ timeout: 15000 });
+  await waitForLater(page);
+  await page.waitForTimeout(500);
+  const fetched = site.requests.map((p) => p.split('/').pop());
+  assert.ok(fetched.includes('mrtr-lab-more_bg.wasm'), fetched.join(' '));
+  assert.ok(!fetched.some((f) => /^mrtr-lab-[0-9a-f]+(_bg\.wasm|\.js)$/.test(f)), `the first module was fetched: ${fetched.join(' ')}`);
+  assert.equal(await page.locator('.masthead').count(), 0);
+  assert.equal(await page.locator('section.widget').count(), 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

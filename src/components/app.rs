@@ -1,44 +1,13 @@
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::embedded::{Embedded, LinkNotes};
 use super::later::{load_more, load_when_needed, Later};
 use super::page_link::{location_hash, location_search, scroll_to, shared_link};
 use super::theme::{apply, remembered, ThemeToggle};
 use super::RoundTrip;
 use crate::state::embed::{parse_query, widget_title};
 use crate::state::link::{Link, Widget};
-
-/// Tells the embedding page how tall this document is, whenever that changes.
-fn post_height(widget: Widget) {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let Ok(Some(parent)) = window.parent() else {
-        return;
-    };
-    let Some(doc) = window.document() else { return };
-    let Some(root) = doc.document_element() else {
-        return;
-    };
-    let target = root.clone();
-    let send = Closure::<dyn FnMut(JsValue)>::new(move |_| {
-        let msg = format!(
-            r#"{{"type":"mrtr-lab:height","widget":"{}","height":{}}}"#,
-            widget.id(),
-            target.scroll_height()
-        );
-        if let Ok(v) = js_sys::JSON::parse(&msg) {
-            let _ = parent.post_message(&v, "*");
-        }
-    });
-    if let Ok(observer) = web_sys::ResizeObserver::new(send.as_ref().unchecked_ref()) {
-        observer.observe(&root);
-        // Lives as long as the page: an embed never unmounts.
-        std::mem::forget(observer);
-    }
-    send.forget();
-}
 
 /// Printing opens every folded section, so the handout has it all.
 fn open_details_before_print() {
@@ -84,35 +53,12 @@ pub fn App() -> impl IntoView {
         }
         scroll_to(target.id());
     });
-    let notes_view = move || {
-        (!notes.with(Vec::is_empty)).then(|| view! {
-            <div class="note" role="status" data-testid="link-note">
-                <strong>"Some of this link could not be used, so those settings start from the beginning: "</strong>
-                {move || notes.get().join("; ")}
-                <button type="button" class="link-button" on:click=move |_| notes.set(Vec::new())>"Dismiss"</button>
-            </div>
-        })
-    };
-
     if let Some(w) = query.embed {
-        post_height(w);
         if w != Widget::RoundTrip {
             load_more();
         }
-        if let Some(root) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-        {
-            let _ = root.set_attribute("data-embed", w.id());
-        }
-        return view! {
-            <main id="main" class="embedded" data-testid="embedded">
-                {notes_view}
-                {widget_view(w, link)}
-                <p class="embed-credit"><a href="./" target="_blank" rel="noopener">"MRTR Lab"</a>": computed live by a real MCP server and client."</p>
-            </main>
-        }
-        .into_any();
+        return view! { <Embedded widget=w notes=notes>{widget_view(w, link)}</Embedded> }
+            .into_any();
     }
 
     // A link to a widget lands on it, once the page has been drawn.
@@ -143,7 +89,7 @@ pub fn App() -> impl IntoView {
             </p>
         </header>
         <main id="main">
-            {notes_view}
+            <LinkNotes notes=notes/>
             <RoundTrip link=link/>
             {Widget::ALL[1..].iter().map(|&w| view! { <Later id=w.id() title=widget_title(w)/> }).collect_view()}
             <Later id="embed" title="Embed a widget"/>

@@ -38,6 +38,9 @@ fn html() -> Option<web_sys::Element> {
 
 /// Every stand-in says what went wrong; the first screen keeps working.
 fn report_failure(why: &str) {
+    web_sys::console::error_1(
+        &format!("MRTR Lab: the widgets below could not be loaded: {why}").into(),
+    );
     if let Some(h) = html() {
         let _ = h.set_attribute(STATE_ATTR, "failed");
     }

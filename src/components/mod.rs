@@ -3,6 +3,7 @@
 mod app;
 mod check_list;
 pub mod embed_docs;
+pub mod embedded;
 pub mod inspector;
 pub mod knobs;
 pub mod later;
