@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 
 use crate::components::embedded::Embedded;
 use crate::components::later::STATE_ATTR;
-use crate::components::page_link::{location_hash, location_search, scroll_to, shared_link};
+use crate::components::page_link::{location_hash, location_search, scroll_now, shared_link};
 use crate::components::theme::{apply, remembered};
 use crate::components::{
     EmbedDocs, MisuseTicket, Quiz, RulesExplorer, RunItRaw, TicketInspector, TicketTimeline,
@@ -99,11 +99,12 @@ pub fn start() {
             // The first module shows the notes on a fragment; this one only follows it.
             let link = shared_link(initial, |_, _| {});
             mount_from(stand_ins, 0, link, move || {
-                ready();
-                // The widgets above the linked one have grown from their stand-ins: land on it.
+                // The widgets above the linked one have grown from their stand-ins: land on it
+                // again, before saying the page is ready.
                 if embed.is_none() && target != Widget::RoundTrip {
-                    scroll_to(target.id());
+                    scroll_now(target.id());
                 }
+                ready();
             });
         }
     }

@@ -81,14 +81,17 @@ pub fn shared_link(
     link
 }
 
+/// Brings a widget into view now.
+pub fn scroll_now(id: &str) {
+    let el = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id));
+    if let Some(el) = el {
+        el.scroll_into_view();
+    }
+}
+
 /// Brings a widget into view once the page has been drawn.
 pub fn scroll_to(id: &'static str) {
-    request_animation_frame(move || {
-        let el = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id(id));
-        if let Some(el) = el {
-            el.scroll_into_view();
-        }
-    });
+    request_animation_frame(move || scroll_now(id));
 }
