@@ -94,13 +94,12 @@ pub fn start() {
             ready();
         }
         embed => {
-            let (initial, _) = Link::parse(&location_hash());
-            let target = initial.widget;
             // The first module shows the notes on a fragment; this one only follows it.
-            let link = shared_link(initial, |_, _| {});
+            let link = shared_link(Link::parse(&location_hash()).0, |_, _| {});
             mount_from(stand_ins, 0, link, move || {
                 // The widgets above the linked one have grown from their stand-ins: land on it
-                // again, before saying the page is ready.
+                // again (the link may have changed while they arrived), then say it is ready.
+                let target = link.with_untracked(|l| l.widget);
                 if embed.is_none() && target != Widget::RoundTrip {
                     scroll_now(target.id());
                 }

@@ -101,3 +101,24 @@ test('an embed of a widget below the first screen fetches only the second module
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a link typed while the second module is on its way lands on its widget when it arrives', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await page.route(MORE, async (route) => { await held; await route.continue(); });
+  await page.goto(site.url);
+  await waitForFirstScreen(page);
+  await page.evaluate(() => { location.hash = 'w=rules'; });
+  await page.waitForFunction(() => document.documentElement.dataset.widgets === 'loading', null, { timeout: 5000 });
+  release();
+  await waitForLater(page);
+  await page.getByTestId('rules').waitFor();
+  const top = await page.locator('#rules').evaluate((e) => e.getBoundingClientRect().top);
+  assert.ok(Math.abs(top) < 5, `the rules explorer is at the top of the view (${top})`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
