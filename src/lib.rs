@@ -12,4 +12,15 @@ pub mod state;
 pub fn start() {
     panic_panel::install();
     leptos::mount::mount_to_body(components::App);
+    booted();
+}
+
+/// Takes away index.html's "starting" note once a module has drawn the page.
+pub(crate) fn booted() {
+    if let Some(boot) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("boot"))
+    {
+        boot.remove();
+    }
 }

@@ -91,6 +91,7 @@ pub fn start() {
             leptos::mount::mount_to_body(move || {
                 view! { <Embedded widget=w notes=notes>{view_for(w.id(), link)}</Embedded> }
             });
+            crate::booted();
             ready();
         }
         embed => {

@@ -98,6 +98,7 @@ test('an embed of a widget below the first screen fetches only the second module
   assert.ok(!fetched.some((f) => /^mrtr-lab-[0-9a-f]+(_bg\.wasm|\.js)$/.test(f)), `the first module was fetched: ${fetched.join(' ')}`);
   assert.equal(await page.locator('.masthead').count(), 0);
   assert.equal(await page.locator('section.widget').count(), 1);
+  assert.equal(await page.locator('#boot').count(), 0, 'the starting note is gone');
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -119,6 +120,26 @@ test('a link typed while the second module is on its way lands on its widget whe
   await page.getByTestId('rules').waitFor();
   const top = await page.locator('#rules').evaluate((e) => e.getBoundingClientRect().top);
   assert.ok(Math.abs(top) < 5, `the rules explorer is at the top of the view (${top})`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('until a module has drawn the page, it says the lab is starting, in the chosen theme', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block', colorScheme: 'light' });
+  await context.addInitScript(() => { try { localStorage.setItem('mrtr-lab.theme', 'dark'); } catch {} });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await page.route(/mrtr-lab-[0-9a-f]+_bg\.wasm$/, async (route) => { await held; await route.continue(); });
+  await page.goto(site.url);
+  await page.locator('#boot').waitFor();
+  assert.match(await page.locator('#boot').textContent(), /Starting the lab/);
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  release();
+  await waitForFirstScreen(page);
+  assert.equal(await page.locator('#boot').count(), 0);
   assert.deepEqual(errors, []);
   await context.close();
 });
