@@ -32,7 +32,8 @@ fn view_for(id: &str, link: RwSignal<Link>) -> AnyView {
     }
 }
 
-/// Mounts the widget for `stand_ins[i]`, then the rest on the following frames.
+/// Mounts the widget for `stand_ins[i]`, then the rest, each in a task of its own so the page
+/// can answer input in between (a frame callback would let several share one long task).
 fn mount_from(
     stand_ins: Vec<web_sys::HtmlElement>,
     i: usize,
@@ -50,7 +51,10 @@ fn mount_from(
         // The page never takes these widgets away again.
         handle.forget();
     }
-    request_animation_frame(move || mount_from(stand_ins, i + 1, link, done));
+    set_timeout(
+        move || mount_from(stand_ins, i + 1, link, done),
+        std::time::Duration::ZERO,
+    );
 }
 
 fn ready() {
@@ -97,15 +101,22 @@ pub fn start() {
         embed => {
             // The first module shows the notes on a fragment; this one only follows it.
             let link = shared_link(Link::parse(&location_hash()).0, |_, _| {});
-            mount_from(stand_ins, 0, link, move || {
-                // The widgets above the linked one have grown from their stand-ins: land on it
-                // again (the link may have changed while they arrived), then say it is ready.
-                let target = link.with_untracked(|l| l.widget);
-                if embed.is_none() && target != Widget::RoundTrip {
-                    scroll_now(target.id());
-                }
-                ready();
-            });
+            // Each widget in a task of its own, starting after this one (the module's start-up).
+            set_timeout(
+                move || {
+                    mount_from(stand_ins, 0, link, move || {
+                        // The widgets above the linked one have grown from their stand-ins:
+                        // land on it again (the link may have changed while they arrived),
+                        // then say the page is ready.
+                        let target = link.with_untracked(|l| l.widget);
+                        if embed.is_none() && target != Widget::RoundTrip {
+                            scroll_now(target.id());
+                        }
+                        ready();
+                    });
+                },
+                std::time::Duration::ZERO,
+            );
         }
     }
     std::mem::forget(owner);
