@@ -1,6 +1,6 @@
 //! The second wasm module (`src/bin/more.rs`): the widgets below the first screen. It mounts
-//! each into the stand-in the first module drew (see `components::later`), one per frame so
-//! no single task blocks the page, and shares the deep link through the address bar.
+//! each into the stand-in the first module drew (see `components::later`), one task per widget
+//! so the page can answer input in between, and shares the deep link through the address bar.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
