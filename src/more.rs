@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::components::embedded::Embedded;
-use crate::components::later::STATE_ATTR;
+use crate::components::later::{EMBED_DOCS, STATE_ATTR};
 use crate::components::page_link::{location_hash, location_search, scroll_now, shared_link};
 use crate::components::theme::{apply, remembered};
 use crate::components::{
@@ -15,19 +15,20 @@ use crate::components::{
 use crate::state::embed::parse_query;
 use crate::state::link::{Link, Widget};
 
-/// The stand-in ids this module fills.
-const IDS: [&str; 7] = [
-    "ticket", "timeline", "misuse", "raw", "rules", "quiz", "embed",
-];
+/// Whether this module fills the stand-in `id`: every widget but the round trip, and the
+/// embed docs.
+fn fills(id: &str) -> bool {
+    id == EMBED_DOCS || Widget::from_id(id).is_some_and(|w| w != Widget::RoundTrip)
+}
 
 fn view_for(id: &str, link: RwSignal<Link>) -> AnyView {
-    match id {
-        "ticket" => view! { <TicketInspector link=link/> }.into_any(),
-        "timeline" => view! { <TicketTimeline link=link/> }.into_any(),
-        "misuse" => view! { <MisuseTicket link=link/> }.into_any(),
-        "raw" => view! { <RunItRaw link=link/> }.into_any(),
-        "rules" => view! { <RulesExplorer link=link/> }.into_any(),
-        "quiz" => view! { <Quiz/> }.into_any(),
+    match Widget::from_id(id) {
+        Some(Widget::Ticket) => view! { <TicketInspector link=link/> }.into_any(),
+        Some(Widget::Timeline) => view! { <TicketTimeline link=link/> }.into_any(),
+        Some(Widget::Misuse) => view! { <MisuseTicket link=link/> }.into_any(),
+        Some(Widget::Raw) => view! { <RunItRaw link=link/> }.into_any(),
+        Some(Widget::Rules) => view! { <RulesExplorer link=link/> }.into_any(),
+        Some(Widget::Quiz) => view! { <Quiz/> }.into_any(),
         _ => view! { <EmbedDocs/> }.into_any(),
     }
 }
@@ -45,7 +46,7 @@ fn mount_from(
         return;
     };
     let id = el.get_attribute("data-later").unwrap_or_default();
-    if IDS.contains(&id.as_str()) {
+    if fills(&id) {
         el.set_inner_html("");
         let handle = leptos::mount::mount_to(el, move || view_for(&id, link));
         // The page never takes these widgets away again.
@@ -86,7 +87,7 @@ pub fn start() {
         .unwrap_or_default();
     match query.embed {
         // index.html started this module alone: an embed of one of its widgets.
-        Some(w) if stand_ins.is_empty() && IDS.contains(&w.id()) => {
+        Some(w) if stand_ins.is_empty() && fills(w.id()) => {
             apply(query.theme.or_else(remembered));
             let (initial, mut notes) = Link::parse(&location_hash());
             notes.extend(query.notes.iter().cloned());

@@ -2,7 +2,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::embedded::{Embedded, LinkNotes};
-use super::later::{load_more, load_when_needed, Later};
+use super::later::{load_more, load_when_needed, Later, EMBED_DOCS};
 use super::page_link::{location_hash, location_search, scroll_to, shared_link};
 use super::theme::{apply, remembered, ThemeToggle};
 use super::RoundTrip;
@@ -94,7 +94,7 @@ pub fn App() -> impl IntoView {
             <LinkNotes notes=notes/>
             <RoundTrip link=link/>
             {Widget::ALL.into_iter().filter(|w| *w != Widget::RoundTrip).map(|w| view! { <Later id=w.id() title=widget_title(w)/> }).collect_view()}
-            <Later id="embed" title="Embed a widget"/>
+            <Later id=EMBED_DOCS title="Embed a widget"/>
         </main>
         <footer class="colophon">
             <p>"Every message, ticket and verdict on this page is computed by the lab's protocol core, compiled to WebAssembly: the same code that passes the official MCP conformance suite natively."</p>

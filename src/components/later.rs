@@ -14,6 +14,9 @@ use wasm_bindgen::JsCast;
 /// every stand-in has its widget, "failed" if it could not be fetched.
 pub const STATE_ATTR: &str = "data-widgets";
 
+/// The stand-in id of the embed docs, the one stand-in that is not a widget.
+pub const EMBED_DOCS: &str = "embed";
+
 /// Where a widget of the second module goes. The stand-in holds the widget's id, so links
 /// and the skip list land here even before it arrives.
 #[component]
