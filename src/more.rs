@@ -1,17 +1,18 @@
 //! The second wasm module (`src/bin/more.rs`): the widgets below the first screen. It mounts
-//! each into the stand-in the first module drew (see `components::later`), one task per widget
+//! each into the stand-in the first module drew (see `first_screen::loader`), one task per widget
 //! so the page can answer input in between, and shares the deep link through the address bar.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::components::embedded::Embedded;
-use crate::components::later::{EMBED_DOCS, STATE_ATTR};
-use crate::components::page_link::{location_hash, location_search, scroll_now, shared_link};
-use crate::components::theme::{apply, remembered};
+use crate::components::page_link::shared_link;
 use crate::components::{
     EmbedDocs, MisuseTicket, Quiz, RulesExplorer, RunItRaw, TicketInspector, TicketTimeline,
 };
+use crate::first_screen::link::{location_hash, location_search, scroll_now};
+use crate::first_screen::theme::{apply, remembered};
+use crate::first_screen::{booted, embed_frame, show_notes};
+use crate::markup::{EMBED_DOCS, STATE_ATTR};
 use crate::state::embed::parse_query;
 use crate::state::link::{Link, Widget};
 
@@ -91,12 +92,12 @@ pub fn start() {
             apply(query.theme.or_else(remembered));
             let (initial, mut notes) = Link::parse(&location_hash());
             notes.extend(query.notes.iter().cloned());
-            let notes = RwSignal::new(notes);
-            let link = shared_link(initial, move |n, _| notes.set(n));
-            leptos::mount::mount_to_body(move || {
-                view! { <Embedded widget=w notes=notes>{view_for(w.id(), link)}</Embedded> }
-            });
-            crate::booted();
+            let link = shared_link(initial, move |n, _| show_notes(&n));
+            if let Some(slot) = embed_frame(w, &notes) {
+                let slot: web_sys::HtmlElement = slot.unchecked_into();
+                leptos::mount::mount_to(slot, move || view_for(w.id(), link)).forget();
+            }
+            booted();
             ready();
         }
         embed => {

@@ -1,15 +1,18 @@
 //! Component tests in a real browser (wasm-bindgen-test in headless Chromium).
 #![cfg(target_arch = "wasm32")]
 
-use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+fn document() -> web_sys::Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
 fn fresh_root() -> web_sys::HtmlElement {
     let doc = document();
-    let el = doc.create_element("section").unwrap();
+    let el = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&el).unwrap();
     el.unchecked_into()
 }
@@ -21,25 +24,35 @@ fn text_of(root: &web_sys::HtmlElement, sel: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Lets the page's queued tasks run (the link is announced in a task of its own).
+async fn settle() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20);
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
 #[wasm_bindgen_test]
 async fn round_trip_ends_with_bs_verdict_from_the_core() {
+    use mrtr_lab::first_screen::link::{write_fragment, SharedLink};
+    use mrtr_lab::first_screen::roundtrip::RoundTrip;
     use mrtr_lab::state::link::Link;
     let root = fresh_root();
-    let link = RwSignal::new(Link {
+    let link = SharedLink::new(Link {
         step: 5,
         ..Link::default()
     });
-    let _handle = mount_to(
-        root.clone(),
-        move || view! { <mrtr_lab::components::RoundTrip link=link/> },
-    );
-    leptos::task::tick().await;
+    link.follow(|_, _| {});
+    RoundTrip::mount(&root, link.clone()).unwrap();
     assert_eq!(
         text_of(&root, "[data-testid=verdict]"),
         "Replica B: Accepted"
     );
     assert!(text_of(&root, "[data-testid=transcript]").contains("deployed to staging"));
     assert_eq!(text_of(&root, "[data-testid=step-count]"), "6 / 6");
+    assert_eq!(root.query_selector_all("svg.diagram").unwrap().length(), 1);
 
     // Stepping back hides B's verdict; the link follows the step.
     let back: web_sys::HtmlElement = root
@@ -48,21 +61,48 @@ async fn round_trip_ends_with_bs_verdict_from_the_core() {
         .unwrap()
         .unchecked_into();
     back.click();
-    leptos::task::tick().await;
     assert_eq!(text_of(&root, "[data-testid=step-count]"), "5 / 6");
     assert_eq!(text_of(&root, "[data-testid=verdict]"), "");
-    assert_eq!(link.get_untracked().step, 4);
+    assert_eq!(link.get().step, 4);
 
-    // The other ending, chosen through the link, is refused at the signature.
-    link.update(|l| {
-        l.ending = mrtr_world::Ending::Tampered;
-        l.step = 5;
-    });
-    leptos::task::tick().await;
+    // The other ending, set in the address bar by the other module, is refused at the signature.
+    write_fragment(
+        &Link {
+            ending: mrtr_world::Ending::Tampered,
+            step: 5,
+            ..Link::default()
+        }
+        .to_fragment(),
+    );
+    settle().await;
     assert_eq!(
         text_of(&root, "[data-testid=verdict]"),
         "Replica B: Refused at the signature check"
     );
+    assert_eq!(
+        text_of(
+            &root,
+            "[data-testid=transcript] li:last-child .message-title"
+        ),
+        "<-- step 6: the refusal"
+    );
+
+    // The help opens with the focus in it, and gives it back when it closes.
+    let help: web_sys::HtmlElement = root
+        .query_selector("[data-act=help]")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    help.click();
+    let active = || {
+        document()
+            .active_element()
+            .and_then(|e| e.get_attribute("data-act"))
+    };
+    assert_eq!(active().as_deref(), Some("close-help"));
+    help.click();
+    assert!(root.query_selector("[data-testid=help]").unwrap().is_none());
+    assert_eq!(active().as_deref(), Some("help"));
 }
 
 #[wasm_bindgen_test]

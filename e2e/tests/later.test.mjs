@@ -71,6 +71,23 @@ test('both modules keep their state in one link', async () => {
   await context.close();
 });
 
+test('a link the first module has to correct, announced by the other module, is corrected without an error', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  // As the second module announces a link it wrote: the round trip clamps step 99 to its last
+  // step and writes the link again, from inside its own handler of that announcement.
+  await page.evaluate(() => {
+    history.replaceState(null, '', '#w=roundtrip&end=tampered&step=99');
+    dispatchEvent(new Event('mrtr-lab:link'));
+  });
+  await page.waitForFunction(() => location.hash === '#w=roundtrip&end=tampered&step=5', null, { timeout: 5000 });
+  assert.equal(await page.getByTestId('step-count').textContent(), '6 / 6');
+  assert.match(await page.getByTestId('roundtrip').getByTestId('verdict').textContent(), /signature/);
+  await page.waitForTimeout(100);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('if the second module cannot be fetched, its stand-ins say so and the round trip still works', async () => {
   const ctx = await browser.newContext({ serviceWorkers: 'block' });
   const p = await ctx.newPage();

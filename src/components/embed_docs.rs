@@ -1,6 +1,6 @@
 use leptos::prelude::*;
 
-use super::later::EMBED_DOCS;
+use crate::markup::EMBED_DOCS;
 use crate::state::embed::{snippet, widget_title};
 use crate::state::link::Widget;
 

@@ -2,9 +2,10 @@
 
 pub mod checks_view;
 pub mod embed;
-pub mod frames;
 pub mod json_view;
 pub mod link;
 pub mod playback;
 pub mod quiz;
 pub mod spec_rules;
+pub mod stage;
+pub mod transcript;

@@ -1,10 +1,13 @@
-use leptos::prelude::*;
+//! What the round trip's diagram shows at one moment, computed from the trace and the player:
+//! which actor has the focus, which lines carry a message, where the message in flight is.
+//! Pure: tested natively; the view only writes it into the SVG.
+
 use mrtr_world::geometry::{in_flight, Layout};
 use mrtr_world::{Actor, EventKind, MessageKind, Trace};
 
-use crate::state::playback::Playback;
+use super::playback::Playback;
 
-const EDGES: [(Actor, Actor); 4] = [
+pub const EDGES: [(Actor, Actor); 4] = [
     (Actor::Host, Actor::Client),
     (Actor::Client, Actor::Balancer),
     (Actor::Balancer, Actor::ReplicaA),
@@ -12,7 +15,7 @@ const EDGES: [(Actor, Actor); 4] = [
 ];
 
 /// The label of a message in flight, read off the message itself.
-fn message_label(k: MessageKind, json: &serde_json::Value) -> String {
+pub fn message_label(k: MessageKind, json: &serde_json::Value) -> String {
     match k {
         MessageKind::Call => json
             .get("method")
@@ -35,7 +38,7 @@ fn message_label(k: MessageKind, json: &serde_json::Value) -> String {
     }
 }
 
-fn kind_class(k: MessageKind) -> &'static str {
+pub fn kind_class(k: MessageKind) -> &'static str {
     match k {
         MessageKind::Call | MessageKind::Retry => "msg request",
         MessageKind::InputRequired | MessageKind::Question | MessageKind::Answer => "msg ask",
@@ -46,15 +49,35 @@ fn kind_class(k: MessageKind) -> &'static str {
 
 /// What the diagram shows at one moment: computed from the trace and the player.
 #[derive(Clone, Debug, PartialEq)]
-struct Frame {
-    focus: Actor,
-    active_edges: Vec<(Actor, Actor)>,
-    message: Option<(f64, f64, MessageKind, String)>,
-    forgot: Vec<Actor>,
-    holds_ticket: bool,
+pub struct Frame {
+    pub focus: Actor,
+    pub active_edges: Vec<(Actor, Actor)>,
+    pub message: Option<(f64, f64, MessageKind, String)>,
+    pub forgot: Vec<Actor>,
+    pub holds_ticket: bool,
 }
 
-fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> Frame {
+impl Frame {
+    /// Whether the line between `a` and `b` carries one of this step's messages.
+    pub fn edge_on(&self, a: Actor, b: Actor) -> bool {
+        self.active_edges
+            .iter()
+            .any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
+    }
+
+    /// The note under an actor: what it holds or has forgotten.
+    pub fn note(&self, a: Actor) -> &'static str {
+        if a.is_replica() && self.forgot.contains(&a) {
+            "remembers nothing"
+        } else if a == Actor::Client && self.holds_ticket {
+            "holds the ticket"
+        } else {
+            ""
+        }
+    }
+}
+
+pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> Frame {
     let Some(step) = t.steps.get(p.step) else {
         return Frame {
             focus: Actor::Client,
@@ -131,71 +154,8 @@ fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> Frame
 
 /// SVG user units as whole numbers: a unit is under a pixel here, and integers keep the float
 /// formatter out of the wasm.
-fn px(v: f64) -> i32 {
+pub fn px(v: f64) -> i32 {
     v.round() as i32
-}
-
-#[component]
-pub fn Diagram(
-    trace: Memo<Trace>,
-    playback: RwSignal<Playback>,
-    reduced_motion: bool,
-    layout: Layout,
-) -> impl IntoView {
-    let f =
-        Memo::new(move |_| trace.with(|t| playback.with(|p| frame(t, p, reduced_motion, layout))));
-    let (vw, vh) = layout.view_box();
-    let position = move |a| {
-        let (x, y) = layout.position(a);
-        (px(x), px(y))
-    };
-    let title_id = format!("diagram-title-{}", layout.id());
-    let desc_id = format!("diagram-desc-{}", layout.id());
-    let edge_on = move |a: Actor, b: Actor| {
-        f.with(|f| {
-            f.active_edges
-                .iter()
-                .any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
-        })
-    };
-    view! {
-        <svg class=format!("diagram {}", layout.id()) viewBox=format!("0 0 {} {}", px(vw), px(vh)) role="img"
-            aria-labelledby=format!("{title_id} {desc_id}") data-layout=layout.id()>
-            <title id=title_id.clone()>"Diagram: user and host, client, load balancer, replicas A and B"</title>
-            <desc id=desc_id.clone()>"The transcript beside the diagram lists every message it shows, in order."</desc>
-            {EDGES.into_iter().map(|(a, b)| {
-                let (x1, y1) = position(a);
-                let (x2, y2) = position(b);
-                view! { <line class=move || if edge_on(a, b) { "edge on" } else { "edge" } x1=x1 y1=y1 x2=x2 y2=y2/> }
-            }).collect_view()}
-            {[Actor::Host, Actor::Client, Actor::Balancer, Actor::ReplicaA, Actor::ReplicaB].into_iter().map(|a| {
-                let (x, y) = position(a);
-                let class = move || {
-                    let mut c = format!("actor {}", a.id());
-                    if f.with(|f| f.focus == a) { c.push_str(" focus"); }
-                    c
-                };
-                let note = move || f.with(|f| {
-                    if a.is_replica() && f.forgot.contains(&a) { "remembers nothing" }
-                    else if a == Actor::Client && f.holds_ticket { "holds the ticket" }
-                    else { "" }
-                });
-                view! {
-                    <g class=class data-actor=a.id()>
-                        <rect x=x - 66 y=y - 24 width=132 height=48 rx=10/>
-                        <text x=x y=y + 5 text-anchor="middle">{a.label()}</text>
-                        <text class="actor-note" x=x y=y + 40 text-anchor="middle">{note}</text>
-                    </g>
-                }
-            }).collect_view()}
-            {move || f.with(|f| f.message.clone()).map(|(x, y, kind, label)| view! {
-                <g class=kind_class(kind) data-testid="message">
-                    <circle cx=px(x) cy=px(y - 34.0) r=9/>
-                    <text x=px(x) y=px(y - 50.0) text-anchor="middle">{label}</text>
-                </g>
-            })}
-        </svg>
-    }
 }
 
 #[cfg(test)]
@@ -219,6 +179,12 @@ mod tests {
         assert!(settled(0).forgot.is_empty());
         assert_eq!(settled(1).forgot, vec![Actor::ReplicaA]);
         assert!(settled(1).holds_ticket && !settled(0).holds_ticket);
+        assert_eq!(settled(1).note(Actor::ReplicaA), "remembers nothing");
+        assert_eq!(settled(1).note(Actor::Client), "holds the ticket");
+        assert!(
+            settled(0).edge_on(Actor::Balancer, Actor::Client)
+                || settled(0).edge_on(Actor::Client, Actor::Balancer)
+        );
         assert_eq!(settled(5).message.unwrap().2, MessageKind::Complete);
         // The refusal is labelled with the code the server actually sent.
         let tampered = round_trip(Knobs::default(), Ending::Tampered);

@@ -1,0 +1,143 @@
+//! The round trip's transcript: the JSON-RPC messages on the client's side of the balancer, up
+//! to a step, as tokens (keys the page explains, and what the retry changed, marked). Pure.
+
+use mrtr_world::diff::retry_changes;
+use mrtr_world::{Actor, EventKind, MessageKind, Trace};
+
+use super::json_view::{explain, tokens, Token};
+
+/// One message on the client's wire.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub id: usize,
+    pub outgoing: bool,
+    pub kind: MessageKind,
+    pub step: usize,
+    pub tokens: Vec<Token>,
+}
+
+pub fn lines(t: &Trace, upto: usize) -> Vec<Line> {
+    let first_call = t.events.iter().find_map(|e| match &e.kind {
+        EventKind::Sent {
+            from: Actor::Client,
+            kind: MessageKind::Call,
+            json,
+            ..
+        } => Some(json.clone()),
+        _ => None,
+    });
+    let mut out = Vec::new();
+    for (si, step) in t.steps.iter().enumerate().take(upto + 1) {
+        for e in &t.events[step.events.clone()] {
+            let EventKind::Sent {
+                from,
+                to,
+                kind,
+                json,
+            } = &e.kind
+            else {
+                continue;
+            };
+            let on_client_wire = (*from == Actor::Client && *to == Actor::Balancer)
+                || (*from == Actor::Balancer && *to == Actor::Client);
+            if !on_client_wire || json.get("jsonrpc").is_none() {
+                continue;
+            }
+            let changes = match (kind, &first_call) {
+                (MessageKind::Retry, Some(call)) => retry_changes(call, json),
+                _ => Vec::new(),
+            };
+            out.push(Line {
+                id: e.id,
+                outgoing: *from == Actor::Client,
+                kind: *kind,
+                step: si,
+                tokens: tokens(json, &changes),
+            });
+        }
+    }
+    out
+}
+
+pub fn title(l: &Line) -> String {
+    let what = match l.kind {
+        MessageKind::Call => "the call",
+        MessageKind::InputRequired => "input_required: a question and a ticket",
+        MessageKind::Retry => "the retry",
+        MessageKind::Complete => "the result",
+        MessageKind::Error => "the refusal",
+        MessageKind::Question | MessageKind::Answer => "host",
+    };
+    format!(
+        "{} step {}: {what}",
+        if l.outgoing { "-->" } else { "<--" },
+        l.step + 1
+    )
+}
+
+pub const GLOSSARY: [&str; 16] = [
+    "jsonrpc",
+    "id",
+    "method",
+    "params",
+    "_meta",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/protocolVersion",
+    "name",
+    "arguments",
+    "result",
+    "resultType",
+    "inputRequests",
+    "requestState",
+    "inputResponses",
+    "content",
+    "error",
+];
+
+pub fn explain_by_id(id: &str) -> Option<&'static str> {
+    let key = match id {
+        "clientCapabilities" => "io.modelcontextprotocol/clientCapabilities",
+        "protocolVersion" => "io.modelcontextprotocol/protocolVersion",
+        other => other,
+    };
+    explain(key).map(|(_, text)| text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::json_view::text;
+    use mrtr_world::diff::Change;
+    use mrtr_world::{round_trip, Ending, Knobs};
+
+    #[test]
+    fn the_transcript_is_the_client_side_wire() {
+        let t = round_trip(Knobs::default(), Ending::Honest);
+        let ls = lines(&t, t.steps.len() - 1);
+        let kinds: Vec<MessageKind> = ls.iter().map(|l| l.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                MessageKind::Call,
+                MessageKind::InputRequired,
+                MessageKind::Retry,
+                MessageKind::Complete
+            ]
+        );
+        assert!(text(&ls[3].tokens).contains("deployed to staging"));
+        let marked: Vec<(&str, Change)> = ls[2]
+            .tokens
+            .iter()
+            .filter_map(|t| t.change.map(|c| (t.text.as_str(), c)))
+            .collect();
+        assert_eq!(
+            marked,
+            [
+                ("\"id\"", Change::Changed),
+                ("\"inputResponses\"", Change::Added),
+                ("\"requestState\"", Change::Added)
+            ]
+        );
+        assert_eq!(lines(&t, 0).len(), 1);
+    }
+}
