@@ -23,6 +23,8 @@ lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p mrtr-lab --target wasm32-unknown-unknown --all-targets -- -D warnings
+	# The first module is built without the widgets feature (no Leptos): lint it as it is built.
+	cargo clippy -p mrtr-lab --target wasm32-unknown-unknown --lib --bin mrtr-lab --no-default-features -- -D warnings
 
 test-native:
 	cargo test --workspace

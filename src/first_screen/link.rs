@@ -71,13 +71,17 @@ pub struct SharedLink {
 }
 
 impl SharedLink {
-    /// Starts from `initial` and writes it back, so the address bar shows what is used.
+    /// Starts from `initial`. Soon after (not during the start-up, where the address bar's
+    /// first write cost up to 6 ms), the link in use is written back, so the address bar shows
+    /// what was read of a malformed link.
     pub fn new(initial: Link) -> Rc<SharedLink> {
-        write_fragment(&initial.to_fragment());
-        Rc::new(SharedLink {
+        let link = Rc::new(SharedLink {
             link: RefCell::new(initial),
             listeners: RefCell::new(Vec::new()),
-        })
+        });
+        let me = Rc::clone(&link);
+        after(0, move || write_fragment(&me.get().to_fragment()));
+        link
     }
 
     pub fn get(&self) -> Link {

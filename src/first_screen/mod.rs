@@ -106,7 +106,7 @@ pub fn start() {
     crate::panic_panel::install();
     let query = parse_query(&location_search());
     theme::apply(query.theme.or_else(theme::remembered));
-    open_details_before_print();
+    dom::after(0, open_details_before_print);
     let (initial, mut notes) = Link::parse(&location_hash());
     notes.extend(query.notes.iter().cloned());
     let target = initial.widget;
