@@ -1,4 +1,4 @@
-//! Entry point: install the panic panel, then mount the app. Everything else is in the library.
+//! Entry point of the first module: the page and the round trip (`first_screen`, no framework).
 
 fn main() {
     mrtr_lab::start();
