@@ -79,8 +79,14 @@ impl SharedLink {
             link: RefCell::new(initial),
             listeners: RefCell::new(Vec::new()),
         });
+        // Unless something has written the address bar since: then it is the newer link.
+        let read = location_hash();
         let me = Rc::clone(&link);
-        after(0, move || write_fragment(&me.get().to_fragment()));
+        after(0, move || {
+            if location_hash() == read {
+                write_fragment(&me.get().to_fragment());
+            }
+        });
         link
     }
 

@@ -158,15 +158,13 @@ impl RoundTrip {
     fn wire(self: &Rc<Self>) {
         // The listeners own the widget (as the page's DOM owns them); the frame callback and the
         // link's subscription only refer to it.
-        let me = Rc::clone(self);
-        let with = move |f: &dyn Fn(&Rc<RoundTrip>)| f(&me);
         let section = &self.parts.section;
-        let w = with.clone();
+        let rt = Rc::clone(self);
         listen(section, "click", move |ev| {
             let act = target_element(&ev)
                 .and_then(|t| t.closest("[data-act]").ok().flatten())
                 .and_then(|b| b.get_attribute("data-act"));
-            w(&|rt| match act.as_deref() {
+            match act.as_deref() {
                 Some("restart") => rt.play(Playback::restart),
                 Some("back") => rt.play(Playback::back),
                 Some("play") => rt.play(Playback::toggle),
@@ -174,23 +172,23 @@ impl RoundTrip {
                 Some("help") => rt.toggle_help(),
                 Some("close-help") => rt.set_help(false),
                 _ => {}
-            });
+            }
         });
-        let w = with.clone();
+        let rt = Rc::clone(self);
         listen(section, "change", move |ev| {
             let Some(t) = target_element(&ev) else { return };
             if let Some(radio) = t.dyn_ref::<web_sys::HtmlInputElement>() {
                 if radio.type_() == "radio" {
                     let ending = Ending::from_id(&radio.value()).unwrap_or(Ending::Honest);
-                    w(&|rt| rt.set_ending(ending));
+                    rt.set_ending(ending);
                 }
             } else if let Some(select) = t.dyn_ref::<web_sys::HtmlSelectElement>() {
                 if let Some(s) = parse_speed(&select.value()) {
-                    w(&|rt| rt.play(|p| p.set_speed(s)));
+                    rt.play(|p| p.set_speed(s));
                 }
             }
         });
-        let w = with.clone();
+        let rt = Rc::clone(self);
         listen(section, "input", move |ev| {
             let Some(range) = target_element(&ev)
                 .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
@@ -199,10 +197,10 @@ impl RoundTrip {
                 return;
             };
             if let Ok(s) = range.value().parse::<usize>() {
-                w(&|rt| rt.play(|p| p.seek(s)));
+                rt.play(|p| p.seek(s));
             }
         });
-        let w = with.clone();
+        let rt = Rc::clone(self);
         listen(section, "keydown", move |ev| {
             let Some(key) = ev.dyn_ref::<web_sys::KeyboardEvent>() else {
                 return;
@@ -224,14 +222,12 @@ impl RoundTrip {
                 _ => return,
             };
             ev.prevent_default();
-            w(&|rt| act(rt));
+            act(&rt);
         });
-        let w = with.clone();
+        let rt = Rc::clone(self);
         on_media_change(NARROW, move |narrow| {
-            w(&|rt| {
-                rt.state.borrow_mut().narrow = narrow;
-                rt.render();
-            })
+            rt.state.borrow_mut().narrow = narrow;
+            rt.render();
         });
         // A link changed elsewhere (the other module, or the reader) moves the widget.
         let weak = Rc::downgrade(self);
