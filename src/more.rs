@@ -9,6 +9,7 @@ use crate::components::page_link::shared_link;
 use crate::components::{
     EmbedDocs, MisuseTicket, Quiz, RulesExplorer, RunItRaw, TicketInspector, TicketTimeline,
 };
+use crate::first_screen::dom::{find_all, root};
 use crate::first_screen::link::{location_hash, location_search, scroll_now};
 use crate::first_screen::theme::{apply, remembered};
 use crate::first_screen::{booted, embed_frame, show_notes};
@@ -60,10 +61,7 @@ fn mount_from(
 }
 
 fn ready() {
-    if let Some(h) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.document_element())
-    {
+    if let Some(h) = root() {
         let _ = h.set_attribute(STATE_ATTR, "ready");
     }
 }
@@ -77,15 +75,12 @@ pub fn start() {
     let owner = Owner::new();
     owner.set();
     let query = parse_query(&location_search());
-    let stand_ins: Vec<web_sys::HtmlElement> = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.query_selector_all("[data-later]").ok())
-        .map(|all| {
-            (0..all.length())
-                .filter_map(|i| all.item(i)?.dyn_into().ok())
-                .collect()
-        })
-        .unwrap_or_default();
+    let stand_ins: Vec<web_sys::HtmlElement> = root()
+        .map(|html| find_all(&html, "[data-later]"))
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|e| e.dyn_into().ok())
+        .collect();
     match query.embed {
         // index.html started this module alone: an embed of one of its widgets.
         Some(w) if stand_ins.is_empty() && fills(w.id()) => {

@@ -8,7 +8,7 @@ use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::dom::{after, document, find_all, listen, root, window};
+use super::dom::{after, find_all, listen, root, window};
 use crate::markup::STATE_ATTR;
 
 thread_local! {
@@ -66,9 +66,7 @@ pub fn load_more() {
 /// Fetches the second module when the reader comes within a screen of a stand-in, when the
 /// page is about to print, or after the first screen has been idle for a moment.
 pub fn load_when_needed() {
-    let Some(html) = document().and_then(|d| d.document_element()) else {
-        return;
-    };
+    let Some(html) = root() else { return };
     let stand_ins = find_all(&html, "[data-later]");
     if stand_ins.is_empty() {
         return;

@@ -5,9 +5,8 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use mrtr_core::Verdict;
 use mrtr_world::geometry::Layout;
-use mrtr_world::{round_trip, Ending, EventKind, Knobs, Trace};
+use mrtr_world::{round_trip, Ending, Knobs, Trace};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -27,15 +26,6 @@ const NARROW: &str = "(max-width: 600px)";
 
 /// Longest step of time passed on: a hidden tab or a long pause does not jump ahead.
 const MAX_FRAME_MS: f64 = 100.0;
-
-/// B's verdict, once the story has reached the step where B checks.
-fn verdict_at(t: &Trace, step: usize) -> Option<Verdict> {
-    let end = t.steps.get(step).map(|s| s.events.end).unwrap_or(0);
-    t.events[..end].iter().find_map(|e| match &e.kind {
-        EventKind::Checked { verdict, .. } => Some(verdict.clone()),
-        _ => None,
-    })
-}
 
 type FrameCallback = Closure<dyn FnMut(f64)>;
 
@@ -60,10 +50,9 @@ struct State {
     help_open: bool,
     drawn: Option<Drawn>,
     shown_frame: Option<Frame>,
+    /// The trace's generation and the step the caption, checks and transcript show.
     shown_step: Option<(u32, usize)>,
     shown_controls: Option<(usize, usize, bool, &'static str, Ending)>,
-    shown_verdict: Option<Option<Verdict>>,
-    shown_lines: Option<(u32, usize)>,
     shown_help: bool,
     /// The animation frame asked for, and the time of the last one.
     frame_handle: Option<i32>,
@@ -142,8 +131,6 @@ impl RoundTrip {
                 shown_frame: None,
                 shown_step: None,
                 shown_controls: None,
-                shown_verdict: None,
-                shown_lines: None,
                 shown_help: false,
                 frame_handle: None,
                 last_ts: None,
@@ -363,9 +350,9 @@ impl RoundTrip {
         let p = s.playback;
         let parts = &self.parts;
 
-        // The caption, once per step: it is a live region.
-        if s.shown_step != Some((s.generation, p.step)) {
-            s.shown_step = Some((s.generation, p.step));
+        // Once per step: the caption (a live region), B's verdict once reached, the transcript.
+        let shown = s.shown_step.replace((s.generation, p.step));
+        if shown != Some((s.generation, p.step)) {
             let (title, caption) = s
                 .trace
                 .steps
@@ -374,6 +361,20 @@ impl RoundTrip {
                 .unwrap_or_default();
             parts.caption_title.set_text_content(Some(title));
             parts.caption_text.set_text_content(Some(caption));
+            if let Some(old) = find(&parts.stage, ".check-list") {
+                old.remove();
+            }
+            if let Some(v) = s.trace.verdict_by(p.step) {
+                let _ = parts.stage.insert_adjacent_html(
+                    "beforeend",
+                    &format!(
+                        r#"<div class="check-list">{}</div>"#,
+                        markup::check_list_inner(v, Some("Replica B"))
+                    ),
+                );
+            }
+            let new_trace = shown.map(|(g, _)| g) != Some(s.generation);
+            self.render_transcript(&s.trace, p.step, new_trace);
         }
 
         // The player and the ending.
@@ -462,30 +463,6 @@ impl RoundTrip {
             s.shown_frame = Some(f);
         }
 
-        // B's verdict, once reached.
-        let verdict = verdict_at(&s.trace, p.step);
-        if s.shown_verdict.as_ref() != Some(&verdict) {
-            if let Some(old) = find(&parts.stage, ".check-list") {
-                old.remove();
-            }
-            if let Some(v) = &verdict {
-                let _ = parts.stage.insert_adjacent_html(
-                    "beforeend",
-                    &format!(
-                        r#"<div class="check-list">{}</div>"#,
-                        markup::check_list_inner(v, Some("Replica B"))
-                    ),
-                );
-            }
-            s.shown_verdict = Some(verdict);
-        }
-
-        // The transcript: the messages up to this step. Messages already shown stay (a key
-        // focused in one keeps its focus); a new trace starts the list again.
-        if s.shown_lines != Some((s.generation, p.step)) {
-            self.render_transcript(s);
-        }
-
         // The help, with the focus moved into it and back, so it never lands on nothing.
         if s.help_open != s.shown_help {
             s.shown_help = s.help_open;
@@ -510,14 +487,14 @@ impl RoundTrip {
         }
     }
 
-    fn render_transcript(&self, s: &mut State) {
-        let step = s.playback.step;
-        let ls = lines(&s.trace, step);
+    /// The messages up to `step`. Messages already shown stay (a key focused in one keeps its
+    /// focus); a new trace starts the list again.
+    fn render_transcript(&self, trace: &Trace, step: usize, new_trace: bool) {
+        let ls = lines(trace, step);
         let ol = &self.parts.messages;
-        if s.shown_lines.map(|(g, _)| g) != Some(s.generation) {
+        if new_trace {
             ol.set_inner_html("");
         }
-        s.shown_lines = Some((s.generation, step));
         let items = find_all(ol, ":scope > li");
         for extra in items.iter().skip(ls.len()) {
             extra.remove();

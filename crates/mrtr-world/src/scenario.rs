@@ -247,6 +247,9 @@ mod tests {
         assert_eq!(t.steps.len(), 6);
         assert_eq!(t.outcome(), Some(Ok("deployed to staging")));
         assert_eq!(t.verdict().unwrap().symbols(), "✓✓✓✓✓");
+        // B checks in the last step; before it, there is no verdict to show.
+        assert_eq!(t.verdict_by(5), t.verdict());
+        assert!(t.verdict_by(4).is_none() && t.verdict_by(99).is_none());
         let routes: Vec<Actor> = t
             .events
             .iter()

@@ -111,11 +111,23 @@ pub struct Trace {
     pub steps: Vec<Step>,
 }
 
+fn first_verdict(events: &[Event]) -> Option<&Verdict> {
+    events.iter().find_map(|e| match &e.kind {
+        EventKind::Checked { verdict, .. } => Some(verdict),
+        _ => None,
+    })
+}
+
 impl Trace {
+    /// The events up to and including `step` (none for a step the trace does not have).
+    fn events_until(&self, step: usize) -> &[Event] {
+        let end = self.steps.get(step).map(|s| s.events.end).unwrap_or(0);
+        &self.events[..end]
+    }
+
     /// Messages that carried JSON-RPC, up to and including `step`.
     pub fn messages_until(&self, step: usize) -> Vec<(usize, &Event)> {
-        let end = self.steps.get(step).map(|s| s.events.end).unwrap_or(0);
-        self.events[..end]
+        self.events_until(step)
             .iter()
             .filter(|e| matches!(&e.kind, EventKind::Sent { json, .. } if json.get("jsonrpc").is_some()))
             .map(|e| (e.id, e))
@@ -124,10 +136,12 @@ impl Trace {
 
     /// The first verdict in the trace.
     pub fn verdict(&self) -> Option<&Verdict> {
-        self.events.iter().find_map(|e| match &e.kind {
-            EventKind::Checked { verdict, .. } => Some(verdict),
-            _ => None,
-        })
+        first_verdict(&self.events)
+    }
+
+    /// The first verdict, once the story has reached it by `step`.
+    pub fn verdict_by(&self, step: usize) -> Option<&Verdict> {
+        first_verdict(self.events_until(step))
     }
 
     pub fn minted_ticket(&self) -> Option<&str> {
