@@ -10,7 +10,7 @@ use mrtr_core::Verdict;
 use mrtr_world::geometry::Layout;
 use mrtr_world::{Actor, Ending, MessageKind};
 
-use crate::state::checks_view::{check_rows, headline};
+use crate::state::checks_view::{check_rows, headline, tone};
 use crate::state::json_view::{explain, Token};
 use crate::state::playback::{speed_text, SPEEDS};
 use crate::state::stage::{kind_class, px, EDGES};
@@ -69,7 +69,7 @@ pub fn page(stand_ins: &[(&str, &str)]) -> String {
         later.push_str(&stand_in(id, title));
     }
     format!(
-        r##"<a class="skip" href="#roundtrip-h">Skip to the round trip</a><header class="masthead"><div class="masthead-bar"><p class="kicker">MCP 2026-07-28 · SEP-2322</p><button type="button" class="theme-toggle" data-testid="theme-toggle"></button></div><h1 data-testid="title">MRTR Lab</h1><p class="lede">An MCP server may no longer interrupt a call to ask the user something. Instead it finishes the call early with <code>resultType: "input_required"</code>, listing its questions and handing the client a signed ticket, <code>requestState</code>, that holds the work done so far. The client gets the answers and sends the same request again, under a fresh id, carrying the answers and the untouched ticket. Because the ticket carries the state, any replica that holds the key can finish the job, and because it is signed, nobody can change what it says. This lab runs a real Rust MCP server and client in your browser so you can watch it happen, and try to break it.</p></header><main id="main"><div class="link-notes"></div><div class="slot"></div>{later}</main><footer class="colophon"><p>Every message, ticket and verdict on this page is computed by the lab's protocol core, compiled to WebAssembly: the same code that passes the official MCP conformance suite natively.</p></footer>"##
+        r##"<a class="skip" href="#roundtrip-h">Skip to the round trip</a><header class="masthead"><div class="masthead-bar"><p class="kicker">MCP 2026-07-28 · SEP-2322</p><button type="button" class="theme-toggle" data-testid="theme-toggle"></button></div><h1 data-testid="title">MRTR Lab</h1><p class="lede">An MCP server may no longer interrupt a call to ask the user something. Instead it finishes the call early with <code>resultType: "input_required"</code>, listing its questions and handing the client a signed ticket, <code>requestState</code>, that holds the work done so far. The client gets the answers and sends the same request again, under a fresh id, carrying the answers and the untouched ticket. Because the ticket carries the state, any replica that holds the key can finish the job; because it is signed, anyone can change it, but the server notices and refuses it. This lab runs a real Rust MCP server and client in your browser so you can watch it happen, and try to break it.</p></header><main id="main"><div class="link-notes"></div><div class="slot"></div>{later}</main><footer class="colophon"><p>Every message, ticket and verdict on this page is computed by the lab's protocol core, compiled to WebAssembly. Natively, the same core passes all 40 server scenarios that the official MCP conformance suite (0.2.0-alpha.12) tags 2026-07-28, with no failures or warnings.</p></footer>"##
     )
 }
 
@@ -82,12 +82,8 @@ pub fn embed_frame() -> String {
 /// (never colour alone). The caller supplies the `check-list` element around it.
 pub fn check_list_inner(verdict: &Verdict, by: Option<&str>) -> String {
     let mut out = format!(
-        r#"<p class="{}" data-testid="verdict">{}{}</p><ol class="checks">"#,
-        if verdict.accepted() {
-            "verdict ok"
-        } else {
-            "verdict refused"
-        },
+        r#"<p class="verdict {}" data-testid="verdict">{}{}</p><ol class="checks">"#,
+        tone(verdict),
         by.map(|b| format!("{}: ", esc(b))).unwrap_or_default(),
         esc(&headline(verdict)),
     );

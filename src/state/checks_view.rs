@@ -25,17 +25,31 @@ pub fn check_rows(verdict: &Verdict) -> Vec<CheckRow> {
             word: o.status.word(),
             reason: match &o.status {
                 Status::Failed(r) => Some(r.to_string()),
+                Status::Unanswered { keys } => Some(format!(
+                    "no answer for {}; not a refusal: the server asks again",
+                    keys.join(", ")
+                )),
                 _ => None,
             },
         })
         .collect()
 }
 
-/// "Accepted" or "Refused at the … check".
+/// "Accepted", "Asked again" or "Refused at the … check".
 pub fn headline(verdict: &Verdict) -> String {
-    match verdict.first_failure() {
-        None => "Accepted".into(),
-        Some((c, _)) => format!("Refused at the {} check", c.id()),
+    match (verdict.first_failure(), verdict.unanswered()) {
+        (Some((c, _)), _) => format!("Refused at the {} check", c.id()),
+        (None, Some(_)) => "Asked again: the retry carried no answer".into(),
+        (None, None) => "Accepted".into(),
+    }
+}
+
+/// The verdict's class: `ok`, `asked` or `refused`.
+pub fn tone(verdict: &Verdict) -> &'static str {
+    match (verdict.first_failure(), verdict.unanswered()) {
+        (Some(_), _) => "refused",
+        (None, Some(_)) => "asked",
+        (None, None) => "ok",
     }
 }
 
@@ -62,5 +76,21 @@ mod tests {
         );
         assert_eq!(check_rows(t.verdict().unwrap()).len(), 6);
         assert_eq!(headline(t.verdict().unwrap()), "Accepted");
+        assert_eq!(tone(t.verdict().unwrap()), "ok");
+    }
+
+    #[test]
+    fn a_retry_without_the_answer_reads_as_asked_again() {
+        let o = mrtr_world::misuse::play(Knobs::default(), mrtr_world::misuse::Move::WithoutAnswer)
+            .unwrap();
+        let v = &o.attempts[0].verdict;
+        assert_eq!(headline(v), "Asked again: the retry carried no answer");
+        assert_eq!(tone(v), "asked");
+        let answer = check_rows(v)
+            .into_iter()
+            .find(|r| r.id == "answer")
+            .unwrap();
+        assert_eq!(answer.word, "asked again");
+        assert!(answer.reason.unwrap().contains("not a refusal"));
     }
 }

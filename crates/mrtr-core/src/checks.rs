@@ -1,6 +1,10 @@
 //! The checks a server runs on a returned ticket, in the lesson's order, stopping at the
 //! first failure: signature → principal → expiry → request → answer → single use.
 //!
+//! A retry that lacks an answer is not refused: the answer check records it as unanswered,
+//! single use looks the ticket up without spending it (a spent ticket is refused), and the
+//! server asks again.
+//!
 //! Every outcome is kept (passed / failed with the reason / not reached / turned off) so
 //! the page can draw ✓ ✗ – and the server can log the detail; the wire only ever sees
 //! the uniform -32602.
@@ -8,7 +12,7 @@
 use serde_json::Value;
 
 use crate::canonical::arguments_digest;
-use crate::redemption::{Redemption, RedemptionStore};
+use crate::redemption::{Lookup, Redemption, RedemptionStore};
 use crate::ticket::{read_unverified, Claims, Codec, OpenError, Principal, Seal};
 
 /// How far into the future an issued-at may lie (clock skew between replicas).
@@ -85,9 +89,9 @@ pub enum Refusal {
     WrongMethod { bound: String, got: String },
     WrongTarget { bound: String, got: String },
     WrongArguments,
-    MissingAnswer { keys: Vec<String> },
     AlreadyRedeemed,
     StoreFull,
+    StoreUnavailable,
 }
 
 impl std::fmt::Display for Refusal {
@@ -117,11 +121,14 @@ impl std::fmt::Display for Refusal {
                 write!(f, "ticket belongs to {bound:?}, not {got:?}")
             }
             Refusal::WrongArguments => write!(f, "ticket belongs to different arguments"),
-            Refusal::MissingAnswer { keys } => {
-                write!(f, "no valid answer for {}", keys.join(", "))
-            }
             Refusal::AlreadyRedeemed => write!(f, "ticket was already redeemed"),
             Refusal::StoreFull => write!(f, "redemption store is full; refusing to forget"),
+            Refusal::StoreUnavailable => {
+                write!(
+                    f,
+                    "redemption store did not answer; refusing rather than guessing"
+                )
+            }
         }
     }
 }
@@ -130,6 +137,10 @@ impl std::fmt::Display for Refusal {
 pub enum Status {
     Passed,
     Failed(Refusal),
+    /// The retry did not answer these keys: not a refusal, the server asks again.
+    Unanswered {
+        keys: Vec<String>,
+    },
     /// An earlier check failed, so this one never ran.
     NotReached,
     /// The server has this check turned off.
@@ -142,6 +153,7 @@ impl Status {
         match self {
             Status::Passed => "✓",
             Status::Failed(_) => "✗",
+            Status::Unanswered { .. } => "?",
             Status::NotReached => "–",
             Status::Off => "○",
         }
@@ -152,6 +164,7 @@ impl Status {
         match self {
             Status::Passed => "passed",
             Status::Failed(_) => "failed",
+            Status::Unanswered { .. } => "asked again",
             Status::NotReached => "not reached",
             Status::Off => "off",
         }
@@ -234,9 +247,22 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// True when no check failed.
+    /// True when no check failed and nothing is left unanswered: the handler finishes the
+    /// work the ticket carries.
     pub fn accepted(&self) -> bool {
-        self.first_failure().is_none()
+        self.first_failure().is_none() && self.unanswered().is_none()
+    }
+
+    /// The keys a retry left unanswered, when that is all that stands in the way: the
+    /// server asks again (this is not a refusal).
+    pub fn unanswered(&self) -> Option<&[String]> {
+        if self.first_failure().is_some() {
+            return None;
+        }
+        self.outcomes.iter().find_map(|o| match &o.status {
+            Status::Unanswered { keys } => Some(keys.as_slice()),
+            _ => None,
+        })
     }
 
     pub fn first_failure(&self) -> Option<(Check, &Refusal)> {
@@ -273,18 +299,13 @@ pub fn verify(
     let mut outcomes = Vec::with_capacity(Check::ALL.len());
     let mut failed = false;
     let mut push = |check: Check, result: Option<Result<(), Refusal>>, failed: &mut bool| {
-        // A check that is off shows as off, whether or not an earlier one failed.
-        let status = match result {
-            None => Status::Off,
-            Some(_) if *failed => Status::NotReached,
-            Some(Ok(())) => Status::Passed,
-            Some(Err(r)) => {
-                *failed = true;
-                Status::Failed(r)
-            }
-        };
-        outcomes.push(CheckOutcome { check, status });
+        outcomes.push(CheckOutcome {
+            check,
+            status: status_of(result, failed),
+        });
     };
+    // The answer check's own outcome when keys are missing (not a failure).
+    let mut unanswered: Option<Vec<String>> = None;
 
     // Signature. A sealed ticket cannot be read without its key, so switching the check
     // off changes nothing for it.
@@ -359,30 +380,44 @@ pub fn verify(
     });
     push(Check::Request, gate(policy.request, request), &mut failed);
 
-    let answer = c.map(|c| {
-        let missing: Vec<String> = c
-            .awaits
-            .iter()
-            .filter(|k| !presented.answered.contains(k))
-            .cloned()
-            .collect();
-        if missing.is_empty() {
-            Ok(())
-        } else {
-            Err(Refusal::MissingAnswer { keys: missing })
+    // A missing answer is not a failure: it is recorded as unanswered and the later checks
+    // still run, so a spent ticket cannot come back as a fresh question.
+    match (c, policy.answer, failed) {
+        (_, false, _) => push(Check::Answer, None, &mut failed),
+        (Some(c), true, false) => {
+            let keys: Vec<String> = c
+                .awaits
+                .iter()
+                .filter(|k| !presented.answered.contains(k))
+                .cloned()
+                .collect();
+            if keys.is_empty() {
+                push(Check::Answer, Some(Ok(())), &mut failed);
+            } else {
+                // A placeholder, replaced below once `push` is done with the list.
+                push(Check::Answer, Some(Ok(())), &mut failed);
+                unanswered = Some(keys);
+            }
         }
-    });
-    push(Check::Answer, gate(policy.answer, answer), &mut failed);
+        _ => push(Check::Answer, Some(Ok(())), &mut failed),
+    }
 
-    // Single use last, so that a refused retry never burns the ticket.
+    // Single use last, so that a refused retry never burns the ticket. A retry that asks
+    // again only looks the ticket up; one that goes on to the work spends it.
     let single = match (c, failed || !policy.single_use) {
         (Some(c), false) => Some(match store {
+            Some(s) if unanswered.is_some() => match s.lookup(&c.tid, presented.now_s) {
+                Lookup::NotRedeemed => Ok(()),
+                Lookup::Redeemed => Err(Refusal::AlreadyRedeemed),
+                Lookup::Unavailable => Err(Refusal::StoreUnavailable),
+            },
             Some(s) => match s.redeem(&c.tid, c.exp, presented.now_s) {
                 Redemption::First => Ok(()),
                 Redemption::Repeat => Err(Refusal::AlreadyRedeemed),
                 Redemption::Full => Err(Refusal::StoreFull),
+                Redemption::Unavailable => Err(Refusal::StoreUnavailable),
             },
-            None => Err(Refusal::StoreFull),
+            None => Err(Refusal::StoreUnavailable),
         }),
         // Off, or not reached: `push` records which.
         _ => None,
@@ -393,7 +428,26 @@ pub fn verify(
         &mut failed,
     );
 
+    if let Some(keys) = unanswered {
+        if let Some(o) = outcomes.iter_mut().find(|o| o.check == Check::Answer) {
+            o.status = Status::Unanswered { keys };
+        }
+    }
     Verdict { outcomes, claims }
+}
+
+/// A check's status from its result: off, not reached after a failure, passed or failed.
+fn status_of(result: Option<Result<(), Refusal>>, failed: &mut bool) -> Status {
+    match result {
+        // A check that is off shows as off, whether or not an earlier one failed.
+        None => Status::Off,
+        Some(_) if *failed => Status::NotReached,
+        Some(Ok(())) => Status::Passed,
+        Some(Err(r)) => {
+            *failed = true;
+            Status::Failed(r)
+        }
+    }
 }
 
 /// `None` (off) when the policy skips the check; otherwise the result, with "could not

@@ -13,6 +13,18 @@ pub enum Redemption {
     Repeat,
     /// The store is full of unexpired ids; refuse rather than forget (fail closed).
     Full,
+    /// The store could not be reached or did not answer in time; refuse rather than
+    /// guess (fail closed).
+    Unavailable,
+}
+
+/// What a store knows about a ticket id, without recording anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    NotRedeemed,
+    Redeemed,
+    /// The store could not answer (fail closed: treat it as a refusal).
+    Unavailable,
 }
 
 /// A memory of redeemed ticket ids. Replicas that must refuse each other's repeats share
@@ -20,6 +32,9 @@ pub enum Redemption {
 pub trait RedemptionStore {
     /// Records `ticket_id` (valid until `expires_s`) unless it was recorded before.
     fn redeem(&mut self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption;
+    /// Whether `ticket_id` was redeemed, recording nothing: the ask-again path uses it so a
+    /// spent ticket cannot be traded for a fresh question.
+    fn lookup(&mut self, ticket_id: &str, now_s: u64) -> Lookup;
     /// How many ids are remembered.
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
@@ -71,6 +86,14 @@ impl RedemptionStore for MemoryStore {
         Redemption::First
     }
 
+    fn lookup(&mut self, ticket_id: &str, _now_s: u64) -> Lookup {
+        if self.redeemed.contains_key(ticket_id) {
+            Lookup::Redeemed
+        } else {
+            Lookup::NotRedeemed
+        }
+    }
+
     fn len(&self) -> usize {
         self.redeemed.len()
     }
@@ -84,7 +107,14 @@ impl<S: RedemptionStore> RedemptionStore for Arc<Mutex<S>> {
         match self.lock() {
             Ok(mut s) => s.redeem(ticket_id, expires_s, now_s),
             // A poisoned lock means another thread panicked mid-update: refuse.
-            Err(_) => Redemption::Full,
+            Err(_) => Redemption::Unavailable,
+        }
+    }
+
+    fn lookup(&mut self, ticket_id: &str, now_s: u64) -> Lookup {
+        match self.lock() {
+            Ok(mut s) => s.lookup(ticket_id, now_s),
+            Err(_) => Lookup::Unavailable,
         }
     }
 
@@ -104,6 +134,9 @@ mod tests {
         assert_eq!(s.redeem("a", 120, 11), Redemption::Repeat);
         assert_eq!(s.redeem("b", 120, 11), Redemption::First);
         assert_eq!(s.len(), 2);
+        assert_eq!(s.lookup("a", 12), Lookup::Redeemed);
+        assert_eq!(s.lookup("c", 12), Lookup::NotRedeemed);
+        assert_eq!(s.len(), 2, "a lookup records nothing");
     }
 
     #[test]

@@ -212,7 +212,12 @@ fn a_retry_without_the_answer_is_asked_again() {
     let mut s = server(true);
     let ticket = mint(&mut s);
     let r = send(&mut s, "bob", 8, call(3, "staging", Some(&ticket), false));
-    assert_eq!(r.verdict().unwrap().symbols(), "✓✓✓✓✗–");
+    // Not a refusal: the answer is marked unanswered and single use only looks the ticket up.
+    assert_eq!(r.verdict().unwrap().symbols(), "✓✓✓✓?✓");
+    assert_eq!(
+        r.verdict().unwrap().unanswered(),
+        Some(&["confirm".to_owned()][..])
+    );
     let result = r.result().unwrap();
     assert_eq!(result["resultType"], "input_required");
     assert!(result["inputRequests"]["confirm"].is_object());

@@ -1,0 +1,229 @@
+//! Single use that holds: one flow has one redemption id. Asking again looks the ticket up
+//! and keeps its id and expiry, so a spent ticket cannot be laundered into a fresh one, a
+//! live one cannot be forked into many, and asking never extends a ticket's life.
+
+mod common;
+
+use common::*;
+use mrtr_core::checks::{Check, Status};
+use mrtr_core::redemption::{Lookup, Redemption, RedemptionStore};
+use mrtr_core::{Principal, Server};
+use serde_json::{json, Value};
+
+fn single_use() -> Server {
+    let mut s = lab();
+    s.config.policy.single_use = true;
+    s
+}
+
+fn deploy(id: i64, ticket: Option<&str>, answer: bool) -> Value {
+    let mut extra = json!({"arguments": {"env": "staging"}});
+    if let Some(t) = ticket {
+        extra["requestState"] = json!(t);
+    }
+    if answer {
+        extra["inputResponses"] =
+            json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    }
+    tool(id, "deploy", extra)
+}
+
+fn bob(s: &mut Server, at_s: u64, msg: &Value) -> mrtr_core::Reply {
+    send_as(s, Principal::user("bob"), at_s, msg)
+}
+
+fn ticket_of(r: &mrtr_core::Reply) -> String {
+    result(r)["requestState"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no ticket in {:?}", r.response))
+        .to_owned()
+}
+
+#[test]
+fn a_spent_ticket_cannot_be_laundered_through_a_retry_without_the_answer() {
+    let mut s = single_use();
+    let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
+    assert_eq!(
+        text(&bob(&mut s, 5, &deploy(2, Some(&t1), true))),
+        "deployed to staging"
+    );
+    // The same retry again: refused.
+    let again = bob(&mut s, 6, &deploy(3, Some(&t1), true));
+    assert!(again.error().unwrap().is_invalid_request_state());
+    // The spent ticket without its answer: refused too, not traded for a fresh question.
+    let laundered = bob(&mut s, 7, &deploy(4, Some(&t1), false));
+    assert!(laundered.error().unwrap().is_invalid_request_state());
+    let v = laundered.verdict().unwrap();
+    assert_eq!(v.first_failure().unwrap().0, Check::SingleUse);
+    assert!(
+        laundered.minted().is_none(),
+        "no new ticket for a spent one"
+    );
+}
+
+#[test]
+fn asking_again_keeps_the_tickets_id_and_expiry() {
+    let mut s = single_use();
+    let first = bob(&mut s, 0, &deploy(1, None, false));
+    let t1 = ticket_of(&first);
+    let c1 = first.minted().unwrap().1.clone();
+    let again = bob(&mut s, 50, &deploy(2, Some(&t1), false));
+    assert_eq!(result(&again)["resultType"], "input_required");
+    let (t2, c2) = again.minted().unwrap();
+    assert_ne!(t2, t1, "a new ticket (new issued-at)");
+    assert_eq!(c2.tid, c1.tid, "the same flow");
+    assert_eq!(c2.exp, c1.exp, "asking again never extends a ticket's life");
+    assert_eq!(c2.iat, c1.iat + 50);
+    // The re-asked ticket expires when the first would have.
+    let late = bob(&mut s, c1.exp - 1_800_000_000, &deploy(3, Some(t2), true));
+    assert_eq!(
+        late.verdict().unwrap().first_failure().unwrap().0,
+        Check::Expiry
+    );
+}
+
+#[test]
+fn forked_tickets_share_one_redemption() {
+    let mut s = single_use();
+    let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
+    let forks: Vec<String> = (0..5)
+        .map(|i| {
+            ticket_of(&bob(
+                &mut s,
+                1 + i,
+                &deploy(10 + i as i64, Some(&t1), false),
+            ))
+        })
+        .collect();
+    let mut deployed = 0;
+    for (i, t) in forks.iter().chain(std::iter::once(&t1)).enumerate() {
+        let r = bob(&mut s, 10 + i as u64, &deploy(20 + i as i64, Some(t), true));
+        if r.result().is_some() {
+            deployed += 1;
+        } else {
+            assert!(r.error().unwrap().is_invalid_request_state());
+        }
+    }
+    assert_eq!(deployed, 1, "six copies of one flow deploy once");
+}
+
+#[test]
+fn asking_again_is_not_a_refusal() {
+    let mut s = single_use();
+    let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
+    let r = bob(&mut s, 3, &deploy(2, Some(&t1), false));
+    let v = r.verdict().unwrap();
+    assert!(v.first_failure().is_none());
+    assert!(
+        !v.accepted(),
+        "not accepted either: the work waits for the answer"
+    );
+    assert!(matches!(
+        v.status(Check::Answer),
+        Some(Status::Unanswered { .. })
+    ));
+    assert_eq!(v.status(Check::SingleUse), Some(&Status::Passed));
+    assert!(r.error().is_none());
+    assert_eq!(s.redeemed_count(), 0, "looking up spends nothing");
+}
+
+#[test]
+fn without_single_use_asking_again_still_keeps_the_deadline() {
+    let mut s = lab();
+    let first = bob(&mut s, 0, &deploy(1, None, false));
+    let (t1, exp) = (ticket_of(&first), first.minted().unwrap().1.exp);
+    let mut t = t1;
+    for i in 1..5 {
+        let r = bob(&mut s, i * 25, &deploy(i as i64 + 1, Some(&t), false));
+        assert_eq!(r.minted().unwrap().1.exp, exp);
+        t = ticket_of(&r);
+    }
+}
+
+#[test]
+fn a_naive_server_launders_a_spent_ticket() {
+    // What the lab shows as the wrong way: a fresh ticket on every ask-again.
+    let mut s = single_use();
+    s.config.naive_ask_again = true;
+    let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
+    assert_eq!(
+        text(&bob(&mut s, 5, &deploy(2, Some(&t1), true))),
+        "deployed to staging"
+    );
+    let fresh = bob(&mut s, 6, &deploy(3, Some(&t1), false));
+    let t2 = ticket_of(&fresh);
+    assert_ne!(
+        s.codec.open(&t2).unwrap().tid,
+        s.codec.open(&t1).unwrap().tid
+    );
+    assert_eq!(
+        text(&bob(&mut s, 7, &deploy(4, Some(&t2), true))),
+        "deployed to staging"
+    );
+}
+
+/// A store that is down: every redemption and lookup fails closed.
+struct Down;
+
+impl RedemptionStore for Down {
+    fn redeem(&mut self, _: &str, _: u64, _: u64) -> Redemption {
+        Redemption::Unavailable
+    }
+    fn lookup(&mut self, _: &str, _: u64) -> Lookup {
+        Lookup::Unavailable
+    }
+    fn len(&self) -> usize {
+        0
+    }
+}
+
+#[test]
+fn a_store_that_does_not_answer_refuses_rather_than_accepts() {
+    let mut s = single_use().with_store(Box::new(Down));
+    let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
+    for (id, answer) in [(2, true), (3, false)] {
+        let r = bob(&mut s, 5, &deploy(id, Some(&t1), answer));
+        assert!(r.error().unwrap().is_invalid_request_state());
+        assert_eq!(
+            r.verdict().unwrap().first_failure().unwrap().0,
+            Check::SingleUse
+        );
+    }
+    // A first call needs no store.
+    assert!(bob(&mut s, 6, &deploy(4, None, false)).result().is_some());
+}
+
+#[test]
+fn a_handler_that_finishes_without_the_answer_spends_the_ticket_once() {
+    // The multiple-inputs fixture asks for what the client declared: three kinds at first.
+    // A retry that declares only elicitation and answers only that finishes the work while
+    // the ticket still waits for two keys: it must be spent then, and only once.
+    let mut s = single_use();
+    let r1 = bob(
+        &mut s,
+        0,
+        &tool(1, "test_input_required_result_multiple_inputs", json!({})),
+    );
+    let t = ticket_of(&r1);
+    assert_eq!(result(&r1)["inputRequests"].as_object().unwrap().len(), 3);
+    let retry = |id| {
+        let mut m = tool(
+            id,
+            "test_input_required_result_multiple_inputs",
+            json!({
+            "requestState": t,
+            "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Bob"}}}}),
+        );
+        m["params"]["_meta"] = meta(json!({"elicitation": {}}));
+        m
+    };
+    let first = bob(&mut s, 1, &retry(2));
+    assert!(
+        text(&first).starts_with("name: Bob"),
+        "{:?}",
+        first.response
+    );
+    assert!(first.verdict().unwrap().unanswered().is_some());
+    let second = bob(&mut s, 2, &retry(3));
+    assert!(second.error().unwrap().is_invalid_request_state());
+}
