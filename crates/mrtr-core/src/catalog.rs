@@ -2,6 +2,8 @@
 //! completes or asks for input. Handlers are write-once: the same function serves the
 //! 2026-07-28 retry and the legacy shim.
 
+use std::cell::RefCell;
+
 use serde_json::{json, Value};
 
 use crate::error::RpcError;
@@ -21,12 +23,28 @@ pub struct Invocation<'a> {
     pub state: Option<&'a Value>,
     pub capabilities: &'a ClientCapabilities,
     pub principal: &'a Principal,
+    /// The request's `_meta.progressToken`, if the client asked for progress.
+    pub progress_token: Option<&'a Value>,
+    /// Notifications the handler sent while it ran (progress), in order.
+    pub notifications: RefCell<Vec<Value>>,
 }
 
 impl Invocation<'_> {
     /// The accepted form content of the answer under `key`, if any.
     pub fn accepted(&self, key: &str) -> Option<&serde_json::Map<String, Value>> {
         self.responses.get(key).and_then(|r| r.accepted())
+    }
+
+    /// Reports progress, when the client asked for it (a `notifications/progress` that goes
+    /// out before the result; on Streamable HTTP that makes the response an SSE stream).
+    pub fn progress(&self, progress: u64, total: u64, message: &str) {
+        if let Some(token) = self.progress_token {
+            self.notifications.borrow_mut().push(json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": progress, "total": total, "message": message},
+            }));
+        }
     }
 }
 
@@ -80,6 +98,18 @@ pub struct Resource {
     pub uri: &'static str,
     pub name: &'static str,
     pub description: &'static str,
+    pub mime_type: &'static str,
+    pub handler: Handler,
+}
+
+/// A family of resources named by an RFC 6570 level-1 template such as
+/// `test://template/{id}/data`; the handler reads the variables out of the uri it gets.
+#[derive(Clone, Debug)]
+pub struct ResourceTemplate {
+    pub uri_template: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub mime_type: &'static str,
     pub handler: Handler,
 }
 
@@ -88,6 +118,37 @@ pub struct Catalog {
     pub tools: Vec<Tool>,
     pub prompts: Vec<Prompt>,
     pub resources: Vec<Resource>,
+    pub templates: Vec<ResourceTemplate>,
+}
+
+/// The values of a template's `{variables}` in `uri`, or `None` when it does not match.
+/// Each variable matches one or more characters other than `/`.
+pub fn match_template(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
+    let mut vars = Vec::new();
+    let (mut t, mut u) = (template, uri);
+    loop {
+        match t.find('{') {
+            None => return (t == u).then_some(vars),
+            Some(open) => {
+                let literal = &t[..open];
+                u = u.strip_prefix(literal)?;
+                let close = t[open..].find('}')? + open;
+                let name = &t[open + 1..close];
+                t = &t[close + 1..];
+                // The value runs to the next literal character (or the end), never past '/'.
+                let stop = t.chars().next();
+                let end = u
+                    .char_indices()
+                    .find(|&(_, c)| c == '/' || Some(c) == stop)
+                    .map_or(u.len(), |(i, _)| i);
+                if end == 0 {
+                    return None;
+                }
+                vars.push((name.to_owned(), u[..end].to_owned()));
+                u = &u[end..];
+            }
+        }
+    }
 }
 
 impl Catalog {
@@ -108,7 +169,13 @@ impl Catalog {
                 .resources
                 .iter()
                 .find(|r| r.uri == target)
-                .map(|r| r.handler),
+                .map(|r| r.handler)
+                .or_else(|| {
+                    self.templates
+                        .iter()
+                        .find(|t| match_template(t.uri_template, target).is_some())
+                        .map(|t| t.handler)
+                }),
             _ => None,
         }
     }
@@ -135,8 +202,54 @@ impl Catalog {
         Value::Array(
             self.resources
                 .iter()
-                .map(|r| json!({"uri": r.uri, "name": r.name, "description": r.description, "mimeType": "text/plain"}))
+                .map(|r| json!({"uri": r.uri, "name": r.name, "description": r.description, "mimeType": r.mime_type}))
                 .collect(),
         )
+    }
+
+    pub fn templates_json(&self) -> Value {
+        Value::Array(
+            self.templates
+                .iter()
+                .map(|t| json!({"uriTemplate": t.uri_template, "name": t.name, "description": t.description, "mimeType": t.mime_type}))
+                .collect(),
+        )
+    }
+
+    /// Every tool, prompt, resource and template of `self`, then those of `more`.
+    pub fn and(mut self, more: Catalog) -> Catalog {
+        self.tools.extend(more.tools);
+        self.prompts.extend(more.prompts);
+        self.resources.extend(more.resources);
+        self.templates.extend(more.templates);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_match_level_one_variables() {
+        let t = "test://template/{id}/data";
+        assert_eq!(
+            match_template(t, "test://template/123/data"),
+            Some(vec![("id".into(), "123".into())])
+        );
+        for no in [
+            "test://template//data",
+            "test://template/1/2/data",
+            "test://template/123/datum",
+            "test://other/123/data",
+            "",
+        ] {
+            assert_eq!(match_template(t, no), None, "{no}");
+        }
+        assert_eq!(
+            match_template("a://{x}", "a://yz"),
+            Some(vec![("x".into(), "yz".into())])
+        );
+        assert_eq!(match_template("a://b", "a://b"), Some(vec![]));
     }
 }

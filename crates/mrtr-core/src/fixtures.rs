@@ -6,7 +6,13 @@ use crate::catalog::{Catalog, Invocation, Outcome, Prompt, Resource, Tool};
 use crate::error::RpcError;
 use crate::wire::{InputKind, InputRequest, InputResponse};
 
-/// The full catalog the lab's server offers.
+/// The catalogue of the native server: the conformance suite's feature fixtures first
+/// (the suite calls the first listed tool with no arguments), then the lab's own.
+pub fn full_catalog() -> Catalog {
+    crate::features::catalog().and(catalog())
+}
+
+/// The lab's catalogue: the deploy tool and the MRTR fixtures the page runs.
 pub fn catalog() -> Catalog {
     Catalog {
         tools: vec![
@@ -71,8 +77,10 @@ pub fn catalog() -> Catalog {
             uri: "mrtr://lab/deploy-log",
             name: "deploy-log",
             description: "The deploy log, shown after the user confirms.",
+            mime_type: "text/plain",
             handler: deploy_log,
         }],
+        templates: Vec::new(),
     }
 }
 
@@ -263,12 +271,12 @@ fn multi_round(inv: &Invocation<'_>) -> Outcome {
     };
     match round {
         1 if inv.responses.get("step1").is_some() => {
-            // Answers are per round: fold step 1's answer into the next ticket.
+            // Answers are per round: fold what step 1 decided into the next ticket (only
+            // that: a ticket has a size limit, and an answer may carry anything).
             let first = inv
-                .responses
-                .get("step1")
-                .and_then(|r| r.accepted())
-                .cloned();
+                .accepted("step1")
+                .and_then(|c| c.get("ok"))
+                .and_then(Value::as_bool);
             Outcome::ask("step2", step(2), Some(json!({"round": 2, "step1": first})))
         }
         2 if inv.responses.get("step2").is_some() => {

@@ -9,7 +9,8 @@
 //! Layers, bottom up:
 //! - [`wire`] and [`error`]: JSON-RPC messages and the MCP shapes MRTR uses.
 //! - [`canonical`], [`ticket`], [`checks`], [`redemption`]: the ticket and what a server checks.
-//! - [`catalog`], [`fixtures`], [`server`]: the server engine and its tools.
+//! - [`catalog`], [`fixtures`], [`features`], [`server`]: the server engine and its tools
+//!   (the lab's own, and the conformance suite's feature fixtures).
 //! - [`client`]: the client engine.
 //! - [`legacy`]: one connection serving both eras, with the 2025-11-25 shim.
 
@@ -19,6 +20,7 @@ pub mod checks;
 pub mod client;
 pub mod entropy;
 pub mod error;
+pub mod features;
 pub mod fixtures;
 pub mod legacy;
 pub mod redemption;

@@ -8,14 +8,14 @@ use serde_json::{json, Map, Value};
 
 use crate::canonical::arguments_digest;
 use crate::catalog::{Catalog, Invocation, Outcome};
-use crate::checks::{verify, Check, CheckPolicy, Presented, Verdict};
+use crate::checks::{verify, Check, CheckPolicy, Presented, Refusal, Verdict};
 use crate::entropy::{Clock, Entropy};
 use crate::error::RpcError;
-use crate::redemption::{MemoryStore, RedemptionStore};
-use crate::ticket::{Claims, Codec, Key, Keyring, Principal, Seal};
+use crate::redemption::{Lookup, MemoryStore, Redemption, RedemptionStore};
+use crate::ticket::{Claims, Codec, Key, Keyring, Principal, Seal, MAX_TICKET_LEN};
 use crate::wire::{
     input_required_result, may_require_input, ClientCapabilities, Envelope, InputResponses,
-    Message, RequestId, META_SERVER_INFO, MODERN_VERSION, SUPPORTED_VERSIONS,
+    Message, RequestId, META_SERVER_INFO, MODERN_VERSION,
 };
 
 /// Knobs of one server (one replica).
@@ -26,6 +26,12 @@ pub struct ServerConfig {
     /// Ticket lifetime in seconds.
     pub ttl_s: u64,
     pub policy: CheckPolicy,
+    /// What a naive server does when a retry comes back without its answer: mint a brand-new
+    /// ticket (new id, new expiry) without asking the redemption store. That launders a
+    /// spent ticket into a fresh one and stretches a live one's life; the lab turns it on
+    /// only to show that. Off, a ticket minted on the ask-again path keeps the id and
+    /// expiry of the one it replaces.
+    pub naive_ask_again: bool,
 }
 
 impl Default for ServerConfig {
@@ -35,6 +41,7 @@ impl Default for ServerConfig {
             version: env!("CARGO_PKG_VERSION").into(),
             ttl_s: 120,
             policy: CheckPolicy::default(),
+            naive_ask_again: false,
         }
     }
 }
@@ -52,6 +59,8 @@ pub enum TraceEvent {
     Completed,
     /// The request was refused; `detail` is what only the log gets to see.
     Refused { error: RpcError, detail: String },
+    /// The handler sent a notification (progress) before its result.
+    Notified(Value),
 }
 
 /// One answer of the engine.
@@ -80,6 +89,14 @@ impl Reply {
     pub fn verdict(&self) -> Option<&Verdict> {
         self.trace.iter().find_map(|e| match e {
             TraceEvent::TicketChecked { verdict, .. } => Some(verdict),
+            _ => None,
+        })
+    }
+
+    /// Notifications to send before the response, in order (progress).
+    pub fn notifications(&self) -> impl Iterator<Item = &Value> {
+        self.trace.iter().filter_map(|e| match e {
+            TraceEvent::Notified(n) => Some(n),
             _ => None,
         })
     }
@@ -179,7 +196,7 @@ impl Server {
         let mut trace = Vec::new();
         if matches!(method.as_str(), "initialize" | "ping") {
             let e = RpcError::method_not_found(&method).with_data(json!({
-                "supported": SUPPORTED_VERSIONS,
+                "supported": [MODERN_VERSION],
                 "hint": "2026-07-28 has no initialize or ping: send server/discover or the request itself, with params._meta",
             }));
             return refuse(Some(&id), e, 404, trace);
@@ -189,7 +206,9 @@ impl Server {
             Err(e) => return refuse(Some(&id), e, 400, trace),
         };
         if envelope.protocol_version != MODERN_VERSION {
-            let e = RpcError::unsupported_version(&envelope.protocol_version, &SUPPORTED_VERSIONS);
+            // Only the versions served here without a handshake (as server/discover says);
+            // 2025-11-25 is opened with initialize on stdio, never named in _meta.
+            let e = RpcError::unsupported_version(&envelope.protocol_version, &[MODERN_VERSION]);
             return refuse(Some(&id), e, 400, trace);
         }
         let params = params.unwrap_or_else(|| json!({}));
@@ -198,6 +217,10 @@ impl Server {
             "tools/list" => Ok(listing("tools", self.catalog.tools_json())),
             "prompts/list" => Ok(listing("prompts", self.catalog.prompts_json())),
             "resources/list" => Ok(listing("resources", self.catalog.resources_json())),
+            "resources/templates/list" => {
+                Ok(listing("resourceTemplates", self.catalog.templates_json()))
+            }
+            "completion/complete" => self.complete(&params),
             m if may_require_input(m) => {
                 self.call(m, &params, &envelope.capabilities, ctx, &mut trace)
             }
@@ -216,11 +239,68 @@ impl Server {
         }
     }
 
+    /// Spends a ticket whose handler finished without the answer it waited for (single use
+    /// only): the first time succeeds, any later one is refused like a repeat.
+    fn spend(
+        &mut self,
+        flow: &Claims,
+        now_s: u64,
+        trace: &mut Vec<TraceEvent>,
+    ) -> Result<(), RpcError> {
+        if !self.config.policy.single_use {
+            return Ok(());
+        }
+        let refusal = match self.store.redeem(&flow.tid, flow.exp, now_s) {
+            Redemption::First => return Ok(()),
+            Redemption::Repeat => Refusal::AlreadyRedeemed,
+            Redemption::Full => Refusal::StoreFull,
+            Redemption::Unavailable => Refusal::StoreUnavailable,
+        };
+        let e = RpcError::invalid_request_state();
+        trace.push(TraceEvent::Refused {
+            error: e.clone(),
+            detail: format!("{} check failed: {refusal}", Check::SingleUse.id()),
+        });
+        Err(e)
+    }
+
+    /// `completion/complete`: no argument of this server's prompts or templates has a fixed
+    /// set of values to suggest, so a well-formed request gets an honest empty list.
+    fn complete(&self, params: &Value) -> Result<Value, RpcError> {
+        let text = |p: &str| params.pointer(p).and_then(Value::as_str);
+        let known = match (text("/ref/type"), text("/ref/name"), text("/ref/uri")) {
+            (Some("ref/prompt"), Some(name), _) => self.catalog.prompts.iter().any(|p| p.name == name),
+            (Some("ref/resource"), _, Some(uri)) => {
+                self.catalog.templates.iter().any(|t| t.uri_template == uri)
+                    || self.catalog.resources.iter().any(|r| r.uri == uri)
+            }
+            _ => {
+                return Err(RpcError::invalid_params(
+                    "completion/complete needs ref {type: \"ref/prompt\", name} or {type: \"ref/resource\", uri}",
+                ))
+            }
+        };
+        if !known {
+            return Err(RpcError::invalid_params(
+                "completion/complete: unknown reference",
+            ));
+        }
+        if text("/argument/name").is_none() || text("/argument/value").is_none() {
+            return Err(RpcError::invalid_params(
+                "completion/complete needs argument {name, value}, both strings",
+            ));
+        }
+        Ok(
+            json!({"resultType": "complete", "completion": {"values": [], "total": 0, "hasMore": false}}),
+        )
+    }
+
     fn discover(&self) -> Value {
         json!({
             "resultType": "complete",
             "supportedVersions": [MODERN_VERSION],
-            "capabilities": {"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "resources": {}},
+            // No listChanged: this server's catalogue never changes while it runs.
+            "capabilities": {"tools": {}, "prompts": {}, "resources": {}, "completions": {}},
             "instructions": "MRTR Lab: call deploy {\"env\": \"staging\"} and answer the confirmation.",
             "ttlMs": 3_600_000,
             "cacheScope": "public",
@@ -239,6 +319,21 @@ impl Server {
         ctx: &mut CallContext<'_>,
         trace: &mut Vec<TraceEvent>,
     ) -> Result<Value, RpcError> {
+        let ttl_s = self.config.ttl_s;
+        self.call_with_ttl(method, params, caps, ctx, trace, ttl_s)
+    }
+
+    /// [`Server::call`] with the lifetime of any new ticket given: the legacy shim keeps its
+    /// tickets in-process while a person answers, and sizes their life to its own wait.
+    pub fn call_with_ttl(
+        &mut self,
+        method: &str,
+        params: &Value,
+        caps: &ClientCapabilities,
+        ctx: &mut CallContext<'_>,
+        trace: &mut Vec<TraceEvent>,
+        ttl_s: u64,
+    ) -> Result<Value, RpcError> {
         let (target_key, what) = match method {
             "resources/read" => ("uri", "resource"),
             "prompts/get" => ("name", "prompt"),
@@ -250,10 +345,13 @@ impl Server {
             .ok_or_else(|| {
                 RpcError::invalid_params(format!("{method} needs a string \"{target_key}\""))
             })?;
-        let handler = self
-            .catalog
-            .handler(method, target)
-            .ok_or_else(|| RpcError::invalid_params(format!("Unknown {what}: {target}")))?;
+        let handler = self.catalog.handler(method, target).ok_or_else(|| {
+            if method == "resources/read" {
+                RpcError::invalid_params("Resource not found").with_data(json!({"uri": target}))
+            } else {
+                RpcError::invalid_params(format!("Unknown {what}: {target}"))
+            }
+        })?;
         let arguments = match (method, params.get("arguments")) {
             ("resources/read", _) | (_, None) | (_, Some(Value::Null)) => json!({}),
             (_, Some(a @ Value::Object(_))) => a.clone(),
@@ -265,6 +363,9 @@ impl Server {
         let now_s = ctx.clock.now_s();
 
         let mut state = None;
+        // Set when the ticket came back valid but unanswered: the flow it belongs to, whose
+        // id and expiry a re-asked ticket keeps.
+        let mut lineage: Option<Claims> = None;
         match params.get("requestState") {
             None | Some(Value::Null) => {}
             Some(Value::String(ticket)) => {
@@ -278,29 +379,30 @@ impl Server {
                     answered: &answered,
                     now_s,
                 };
-                let verdict = verify(
-                    &self.codec,
-                    &presented,
-                    &self.config.policy,
-                    Some(self.store.as_mut()),
-                );
+                let policy = &self.config.policy;
+                let verdict = if self.config.naive_ask_again {
+                    // The naive server never consults its store on the ask-again path.
+                    let mut store = NeverLooksUp(self.store.as_mut());
+                    verify(&self.codec, &presented, policy, Some(&mut store))
+                } else {
+                    verify(&self.codec, &presented, policy, Some(self.store.as_mut()))
+                };
                 let failure = verdict.first_failure().map(|(c, r)| (c, r.to_string()));
                 state = verdict.claims.as_ref().map(|c| c.state.clone());
+                if verdict.unanswered().is_some() && !self.config.naive_ask_again {
+                    lineage = verdict.claims.clone();
+                }
                 trace.push(TraceEvent::TicketChecked {
                     ticket: ticket.clone(),
                     verdict,
                 });
-                match failure {
-                    // A missing answer is not an attack: the handler asks again.
-                    None | Some((Check::Answer, _)) => {}
-                    Some((check, reason)) => {
-                        let e = RpcError::invalid_request_state();
-                        trace.push(TraceEvent::Refused {
-                            error: e.clone(),
-                            detail: format!("{} check failed: {reason}", check.id()),
-                        });
-                        return Err(e);
-                    }
+                if let Some((check, reason)) = failure {
+                    let e = RpcError::invalid_request_state();
+                    trace.push(TraceEvent::Refused {
+                        error: e.clone(),
+                        detail: format!("{} check failed: {reason}", check.id()),
+                    });
+                    return Err(e);
                 }
             }
             Some(_) => {
@@ -321,9 +423,27 @@ impl Server {
             state: state.as_ref(),
             capabilities: caps,
             principal: ctx.principal,
+            progress_token: params.pointer("/_meta/progressToken"),
+            notifications: Default::default(),
         };
-        match handler(&inv) {
-            Outcome::Complete(body) => {
+        let outcome = handler(&inv);
+        trace.extend(
+            inv.notifications
+                .into_inner()
+                .into_iter()
+                .map(TraceEvent::Notified),
+        );
+        let retried = params.get("requestState").is_some() || !responses.is_empty();
+        match outcome {
+            Outcome::Complete(mut body) => {
+                if method == "resources/read" {
+                    cache_hints(&mut body, retried);
+                }
+                if let Some(flow) = &lineage {
+                    // The handler finished without the answer the ticket waited for: the
+                    // ticket is spent now, and only once.
+                    self.spend(flow, now_s, trace)?;
+                }
                 trace.push(TraceEvent::Completed);
                 Ok(with_result_type("complete", body))
             }
@@ -359,35 +479,76 @@ impl Server {
                     return Err(e);
                 }
                 let keys: Vec<String> = requests.iter().map(|(k, _)| k.clone()).collect();
-                let ticket = state.map(|s| {
-                    let claims = Claims {
-                        v: 1,
-                        kid: String::new(),
-                        tid: ticket_id(ctx.entropy),
-                        iat: now_s,
-                        exp: now_s.saturating_add(self.config.ttl_s),
-                        sub: ctx.principal.as_claim(),
-                        method: method.to_owned(),
-                        target: target.to_owned(),
-                        args: arguments_digest(&arguments),
-                        awaits: keys.clone(),
-                        state: s,
-                    };
-                    let ticket = self.codec.mint(&claims, ctx.entropy);
-                    let claims = Claims {
-                        kid: self.codec.keyring.signing_key().id().to_owned(),
-                        ..claims
-                    };
-                    trace.push(TraceEvent::TicketMinted {
-                        ticket: ticket.clone(),
-                        claims,
-                    });
-                    ticket
-                });
+                let ticket = match state {
+                    Some(s) => {
+                        let claims = Claims {
+                            v: 1,
+                            kid: String::new(),
+                            // Asking again continues the same flow: same id (so single use
+                            // covers every copy), same deadline (so asking never extends it).
+                            tid: lineage
+                                .as_ref()
+                                .map(|f| f.tid.clone())
+                                .unwrap_or_else(|| ticket_id(ctx.entropy)),
+                            iat: now_s,
+                            exp: lineage
+                                .as_ref()
+                                .map(|f| f.exp)
+                                .unwrap_or_else(|| now_s.saturating_add(ttl_s)),
+                            sub: ctx.principal.as_claim(),
+                            method: method.to_owned(),
+                            target: target.to_owned(),
+                            args: arguments_digest(&arguments),
+                            awaits: keys.clone(),
+                            state: s,
+                        };
+                        let ticket = self.codec.mint(&claims, ctx.entropy);
+                        if ticket.len() > MAX_TICKET_LEN {
+                            // Never hand out a ticket this server would refuse.
+                            let e = RpcError::internal(format!(
+                                "the work to carry does not fit in a ticket ({} bytes, limit {MAX_TICKET_LEN})",
+                                ticket.len()
+                            ));
+                            trace.push(TraceEvent::Refused {
+                                error: e.clone(),
+                                detail: "the handler's state is too large for a ticket".into(),
+                            });
+                            return Err(e);
+                        }
+                        let claims = Claims {
+                            kid: self.codec.keyring.signing_key().id().to_owned(),
+                            ..claims
+                        };
+                        trace.push(TraceEvent::TicketMinted {
+                            ticket: ticket.clone(),
+                            claims,
+                        });
+                        Some(ticket)
+                    }
+                    None => None,
+                };
                 trace.push(TraceEvent::Asked { keys });
                 Ok(input_required_result(&requests, ticket.as_deref()))
             }
         }
+    }
+}
+
+/// A store seen through a naive server's eyes: it records redemptions but is never asked
+/// whether a ticket was spent before a question is asked again.
+struct NeverLooksUp<'a>(&'a mut (dyn RedemptionStore + Send));
+
+impl RedemptionStore for NeverLooksUp<'_> {
+    fn redeem(&mut self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
+        self.0.redeem(ticket_id, expires_s, now_s)
+    }
+
+    fn lookup(&mut self, _ticket_id: &str, _now_s: u64) -> Lookup {
+        Lookup::NotRedeemed
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -420,6 +581,18 @@ fn listing(key: &str, items: Value) -> Value {
     m.insert("ttlMs".into(), json!(60_000));
     m.insert("cacheScope".into(), json!("public"));
     Value::Object(m)
+}
+
+/// A resource read carries caching hints; one produced by a retry must not be cached.
+fn cache_hints(body: &mut Value, retried: bool) {
+    if let Value::Object(m) = body {
+        if retried || !m.contains_key("ttlMs") {
+            m.insert("ttlMs".into(), json!(0));
+        }
+        if retried || !m.contains_key("cacheScope") {
+            m.insert("cacheScope".into(), json!("private"));
+        }
+    }
 }
 
 /// Puts `resultType` first, then the body's own fields.

@@ -11,8 +11,6 @@ use crate::error::RpcError;
 pub const MODERN_VERSION: &str = "2026-07-28";
 /// The last revision with the `initialize` handshake and server-to-client requests.
 pub const LEGACY_VERSION: &str = "2025-11-25";
-/// Every revision this implementation speaks, newest first.
-pub const SUPPORTED_VERSIONS: [&str; 2] = [MODERN_VERSION, LEGACY_VERSION];
 
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";

@@ -80,7 +80,7 @@ fn an_unsupported_version_names_the_supported_ones() {
     assert_eq!(e.code, UNSUPPORTED_PROTOCOL_VERSION);
     assert_eq!(
         e.data.unwrap(),
-        json!({"supported": ["2026-07-28", "2025-11-25"], "requested": "1900-01-01"})
+        json!({"supported": ["2026-07-28"], "requested": "1900-01-01"})
     );
     assert_eq!(r.http_status, 400);
 }
@@ -632,4 +632,71 @@ fn the_same_inputs_give_the_same_bytes() {
         serde_json::to_string(&r.response).unwrap()
     };
     assert_eq!(run(), run());
+}
+
+#[test]
+fn a_large_answer_in_a_multi_round_flow_still_fits_the_next_ticket() {
+    let mut s = lab();
+    let name = "test_input_required_result_multi_round";
+    let r1 = send(&mut s, &tool(1, name, json!({})));
+    let t1 = result(&r1)["requestState"].clone();
+    let big = "x".repeat(5000);
+    let r2 = send(
+        &mut s,
+        &tool(
+            2,
+            name,
+            json!({"requestState": t1, "inputResponses": {"step1": {"action": "accept", "content": {"ok": true, "note": big}}}}),
+        ),
+    );
+    let t2 = result(&r2)["requestState"].as_str().unwrap().to_owned();
+    assert!(t2.len() <= mrtr_core::ticket::MAX_TICKET_LEN);
+    let r3 = send(
+        &mut s,
+        &tool(
+            3,
+            name,
+            json!({"requestState": t2, "inputResponses": {"step2": {"action": "accept", "content": {"ok": true}}}}),
+        ),
+    );
+    assert_eq!(result(&r3)["resultType"], "complete");
+}
+
+#[test]
+fn the_server_never_mints_a_ticket_it_would_refuse() {
+    use mrtr_core::catalog::{Catalog, Invocation, Outcome, Tool};
+    use mrtr_core::wire::InputRequest;
+    fn hoard(inv: &Invocation<'_>) -> Outcome {
+        let size = inv.arguments["size"].as_u64().unwrap_or(0) as usize;
+        Outcome::ask(
+            "ok",
+            InputRequest::elicit("ok?", json!({"type": "object", "properties": {}})),
+            Some(json!({"blob": "y".repeat(size)})),
+        )
+    }
+    let mut s = mrtr_core::Server::new(
+        Default::default(),
+        mrtr_core::Codec::new(Keyring::new(Key::new("k1", SECRET).unwrap()), Seal::Signed),
+        Catalog {
+            tools: vec![Tool {
+                name: "hoard",
+                description: "keeps a lot",
+                input_schema: json!({"type": "object"}),
+                handler: hoard,
+            }],
+            ..Default::default()
+        },
+    );
+    let small = send(
+        &mut s,
+        &tool(1, "hoard", json!({"arguments": {"size": 100}})),
+    );
+    assert!(result(&small)["requestState"].is_string());
+    let big = send(
+        &mut s,
+        &tool(2, "hoard", json!({"arguments": {"size": 4000}})),
+    );
+    let e = big.error().unwrap();
+    assert_eq!(e.code, INTERNAL_ERROR);
+    assert!(e.message.contains("does not fit in a ticket"), "{e}");
 }
