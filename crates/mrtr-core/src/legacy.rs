@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use crate::error::RpcError;
+use crate::error::{RpcError, MISSING_REQUIRED_CLIENT_CAPABILITY};
 use crate::server::{CallContext, Server, TraceEvent};
 use crate::wire::{
     error_response, may_require_input, request, response, ClientCapabilities, Envelope, Message,
@@ -20,6 +20,16 @@ use crate::wire::{
 
 /// Rounds the shim runs before giving up, as the TypeScript SDK's shim does.
 pub const MAX_SHIM_ROUNDS: u32 = 8;
+/// How long the shim waits for the client to answer one round (a person may be answering),
+/// as the TypeScript SDK's shim does. A call still waiting then fails with a clear message.
+pub const SHIM_WAIT_S: u64 = 600;
+/// The life of a ticket the shim keeps in-process: a second more than its wait, so a
+/// deadline counted in whole seconds never bites before the wait is over. (The server's own
+/// TTL is for tickets that travel to a client; these never leave the process.)
+pub const SHIM_TICKET_TTL_S: u64 = SHIM_WAIT_S + 1;
+/// Calls one connection may have waiting for answers at once; more are refused at once
+/// rather than held without bound.
+pub const MAX_WAITING_CALLS: usize = 32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
@@ -47,6 +57,8 @@ struct ShimCall {
     outstanding: BTreeMap<RequestId, String>,
     answers: Map<String, Value>,
     round: u32,
+    /// When this round's requests went out, in milliseconds.
+    asked_at_ms: u64,
 }
 
 /// What one incoming message produced.
@@ -62,6 +74,9 @@ pub struct Delivery {
 #[derive(Clone, Debug)]
 pub struct Connection {
     era: Option<Era>,
+    /// `initialize` was received: requests without the 2026-07-28 envelope are legacy from
+    /// then on, even after modern requests on the same connection.
+    initialized: bool,
     can_push: bool,
     legacy_caps: ClientCapabilities,
     pending: Vec<ShimCall>,
@@ -73,6 +88,7 @@ impl Connection {
     pub fn new() -> Connection {
         Connection {
             era: None,
+            initialized: false,
             can_push: true,
             legacy_caps: ClientCapabilities::default(),
             pending: Vec::new(),
@@ -116,8 +132,39 @@ impl Connection {
         }
     }
 
+    /// Fails every call that has waited longer than [`SHIM_WAIT_S`] for its answers. The
+    /// transport calls this now and then (and [`Connection::receive`] calls it first), so a
+    /// call nobody answers ends instead of waiting forever.
+    pub fn expire(&mut self, now_ms: u64) -> Delivery {
+        let mut out = Delivery::default();
+        let (overdue, waiting): (Vec<ShimCall>, Vec<ShimCall>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|c| now_ms.saturating_sub(c.asked_at_ms) >= SHIM_WAIT_S * 1000);
+        self.pending = waiting;
+        for call in overdue {
+            out.outgoing.push(self.fail(
+                &call,
+                &format!("no answer to the server's question within {SHIM_WAIT_S} s; call again to be asked again"),
+            ));
+        }
+        out
+    }
+
     /// Handles one incoming message.
     pub fn receive(
+        &mut self,
+        server: &mut Server,
+        message: &Value,
+        ctx: &mut CallContext<'_>,
+    ) -> Delivery {
+        let mut out = self.expire(ctx.clock.now_ms());
+        let more = self.dispatch(server, message, ctx);
+        out.outgoing.extend(more.outgoing);
+        out.trace.extend(more.trace);
+        out
+    }
+
+    fn dispatch(
         &mut self,
         server: &mut Server,
         message: &Value,
@@ -138,11 +185,14 @@ impl Connection {
                 let modern = method == "server/discover" || Envelope::is_present(params.as_ref());
                 if method == "initialize" {
                     self.era = Some(Era::Legacy);
+                    self.initialized = true;
                     return self.initialize(server, &id, params.as_ref());
                 }
-                if modern || self.era != Some(Era::Legacy) {
+                if modern || !self.initialized {
                     let reply = server.handle(message, ctx);
-                    if modern && reply.error().is_none() {
+                    // A modern request on an initialized connection is served statelessly
+                    // and leaves the connection's era alone: a dual-era server serves both.
+                    if modern && reply.error().is_none() && !self.initialized {
                         self.era = Some(Era::Modern);
                     }
                     return Delivery {
@@ -199,6 +249,22 @@ impl Connection {
             "tools/list" => list("tools", server.catalog.tools_json()),
             "prompts/list" => list("prompts", server.catalog.prompts_json()),
             "resources/list" => list("resources", server.catalog.resources_json()),
+            m if may_require_input(m) && self.pending.len() >= MAX_WAITING_CALLS => {
+                let call = ShimCall {
+                    original_id: id,
+                    method: m.to_owned(),
+                    params: Map::new(),
+                    ticket: None,
+                    outstanding: BTreeMap::new(),
+                    answers: Map::new(),
+                    round: 0,
+                    asked_at_ms: 0,
+                };
+                Delivery {
+                    outgoing: vec![self.fail(&call, &format!("too many calls ({MAX_WAITING_CALLS}) are already waiting for answers on this connection; answer those first"))],
+                    trace: Vec::new(),
+                }
+            }
             m if may_require_input(m) => {
                 let mut params = params
                     .and_then(|p| p.as_object().cloned())
@@ -214,6 +280,7 @@ impl Connection {
                     outstanding: BTreeMap::new(),
                     answers: Map::new(),
                     round: 0,
+                    asked_at_ms: 0,
                 };
                 self.run_round(server, call, ctx)
             }
@@ -249,15 +316,29 @@ impl Connection {
                 params.insert("requestState".into(), Value::String(t.clone()));
             }
             let caps = self.legacy_caps.clone();
-            let result = server.call(
+            let result = server.call_with_ttl(
                 &call.method,
                 &Value::Object(params),
                 &caps,
                 ctx,
                 &mut out.trace,
+                SHIM_TICKET_TTL_S,
             );
             let result = match result {
                 Ok(r) => r,
+                // -32021 is a 2026-07-28 code; a 2025-11-25 client gets the failure its era
+                // knows, as the TypeScript SDK's shim does.
+                Err(e) if e.code == MISSING_REQUIRED_CLIENT_CAPABILITY => {
+                    let missing = e
+                        .data
+                        .as_ref()
+                        .and_then(|d| d.get("requiredCapabilities"))
+                        .and_then(Value::as_object)
+                        .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
+                        .unwrap_or_default();
+                    out.outgoing.push(self.fail(&call, &format!("this call needs to ask you something, but the client did not declare the {missing} capability at initialize")));
+                    return out;
+                }
                 Err(e) => {
                     out.outgoing
                         .push(error_response(Some(&call.original_id), &e));
@@ -314,6 +395,7 @@ impl Connection {
                 out.outgoing.push(request(&id, &method, Some(params)));
                 call.outstanding.insert(id, key);
             }
+            call.asked_at_ms = ctx.clock.now_ms();
             self.pending.push(call);
             return out;
         }

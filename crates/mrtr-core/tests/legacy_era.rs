@@ -8,8 +8,12 @@ use mrtr_core::{CallContext, FixedClock, Principal, SeededEntropy, Server};
 use serde_json::{json, Value};
 
 fn deliver(conn: &mut Connection, s: &mut Server, msg: Value) -> Vec<Value> {
+    deliver_at(conn, s, 0, msg)
+}
+
+fn deliver_at(conn: &mut Connection, s: &mut Server, at_s: u64, msg: Value) -> Vec<Value> {
     let p = Principal::user("stdio");
-    let clock = FixedClock(EPOCH_MS);
+    let clock = FixedClock(EPOCH_MS + at_s * 1000);
     let mut rng = SeededEntropy::new(5);
     conn.receive(
         s,
@@ -94,11 +98,112 @@ fn the_shim_runs_multi_round_handlers() {
 }
 
 #[test]
-fn the_shim_respects_capabilities_declared_at_initialize() {
+fn a_capability_gap_gets_the_legacy_eras_failure_not_32021() {
+    // -32021 does not exist in 2025-11-25: a tool call fails as a tool result, the other
+    // methods with -32603, as the TypeScript SDK's shim does.
     let (mut s, mut conn) = (lab(), Connection::new());
     initialize(&mut conn, &mut s, json!({}));
     let out = deliver(&mut conn, &mut s, deploy_call());
-    assert_eq!(out[0]["error"]["code"], -32021);
+    assert_eq!(out[0]["id"], 1);
+    assert_eq!(out[0]["result"]["isError"], true);
+    let text = out[0]["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("elicitation"), "{text}");
+    let out = deliver(
+        &mut conn,
+        &mut s,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "test_input_required_result_prompt"}}),
+    );
+    assert_eq!(out[0]["error"]["code"], -32603);
+    assert_eq!(conn.waiting(), 0);
+}
+
+#[test]
+fn a_person_may_take_longer_than_the_ticket_ttl_to_answer() {
+    // The server's TTL is 120 s; the shim's own ticket lives as long as its wait.
+    let (mut s, mut conn) = (lab(), Connection::new());
+    assert_eq!(s.config.ttl_s, 120);
+    initialize(&mut conn, &mut s, json!({"elicitation": {}}));
+    let ask = deliver(&mut conn, &mut s, deploy_call()).remove(0);
+    let out = deliver_at(
+        &mut conn,
+        &mut s,
+        mrtr_core::legacy::SHIM_WAIT_S - 1,
+        json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"confirm": true}}}),
+    );
+    assert_eq!(
+        out[0]["result"]["content"][0]["text"], "deployed to staging",
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_call_nobody_answers_ends_after_the_wait() {
+    let (mut s, mut conn) = (lab(), Connection::new());
+    initialize(&mut conn, &mut s, json!({"elicitation": {}}));
+    let ask = deliver(&mut conn, &mut s, deploy_call()).remove(0);
+    assert!(conn.expire(EPOCH_MS + 599_000).outgoing.is_empty());
+    let out = conn
+        .expire(EPOCH_MS + mrtr_core::legacy::SHIM_WAIT_S * 1000)
+        .outgoing;
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0]["id"], 1);
+    assert_eq!(out[0]["result"]["isError"], true);
+    assert!(out[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("600 s"));
+    assert_eq!(conn.waiting(), 0);
+    // A late answer to the ended call is ignored.
+    let late = deliver_at(
+        &mut conn,
+        &mut s,
+        700,
+        json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"confirm": true}}}),
+    );
+    assert!(late.is_empty());
+}
+
+#[test]
+fn waiting_calls_are_bounded() {
+    let (mut s, mut conn) = (lab(), Connection::new());
+    initialize(&mut conn, &mut s, json!({"elicitation": {}}));
+    let max = mrtr_core::legacy::MAX_WAITING_CALLS;
+    for i in 0..max {
+        let mut c = deploy_call();
+        c["id"] = json!(100 + i);
+        assert_eq!(
+            deliver(&mut conn, &mut s, c)[0]["method"],
+            "elicitation/create"
+        );
+    }
+    let mut c = deploy_call();
+    c["id"] = json!(999);
+    let out = deliver(&mut conn, &mut s, c);
+    assert_eq!(out[0]["id"], 999);
+    assert_eq!(out[0]["result"]["isError"], true);
+    assert_eq!(conn.waiting(), max);
+}
+
+#[test]
+fn a_modern_request_does_not_switch_an_initialized_connection() {
+    let (mut s, mut conn) = (lab(), Connection::new());
+    initialize(&mut conn, &mut s, json!({"elicitation": {}}));
+    let out = deliver(
+        &mut conn,
+        &mut s,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta(all_caps())}}),
+    );
+    assert_eq!(out[0]["result"]["supportedVersions"], json!(["2026-07-28"]));
+    // Legacy requests on the same connection are still served as legacy.
+    let out = deliver(
+        &mut conn,
+        &mut s,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    );
+    assert!(out[0]["result"]["tools"].is_array(), "{out:?}");
+    let ask = deliver(&mut conn, &mut s, deploy_call());
+    assert_eq!(ask[0]["method"], "elicitation/create");
+    assert_eq!(conn.era(), Some(Era::Legacy));
 }
 
 #[test]
@@ -166,10 +271,9 @@ fn discover_opens_the_modern_era_and_unknown_versions_get_32022() {
     m["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
     let out = deliver(&mut conn, &mut s, req(2, "tools/list", json!({"_meta": m})));
     assert_eq!(out[0]["error"]["code"], -32022);
-    assert_eq!(
-        out[0]["error"]["data"]["supported"],
-        json!(["2026-07-28", "2025-11-25"])
-    );
+    // The versions served without a handshake, as server/discover lists them: a client
+    // that wants 2025-11-25 opens with initialize instead.
+    assert_eq!(out[0]["error"]["data"]["supported"], json!(["2026-07-28"]));
 }
 
 #[test]
