@@ -4,9 +4,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::error::RpcError;
+use crate::error::{RpcError, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::{
     request, ClientCapabilities, Envelope, InputRequest, Message, RequestId, ResultType,
+    MODERN_VERSION,
 };
 
 /// Rounds before the client gives up, as the SDKs do.
@@ -318,5 +319,102 @@ impl Client {
                 Step::Failed(e) => return (log, Err(e)),
             }
         }
+    }
+}
+
+/// What a `server/discover` probe says about a stdio server's era (the spec's backward
+/// compatibility rules for a client that speaks both).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProbeVerdict {
+    /// A `DiscoverResult` listing the modern version: speak it.
+    Modern,
+    /// -32022 naming the modern version this client speaks: probe again with it. A modern
+    /// error means a modern server, so this is never a reason to fall back.
+    RetryWith(String),
+    /// A modern server with no modern version in common: an error, not a fallback.
+    NoCommonVersion(Vec<String>),
+    /// Any other error, no answer in time, or a result without a modern version: legacy.
+    Legacy,
+}
+
+/// True for a protocol revision with per-request `_meta` (2026-07-28 and later). Revisions
+/// are dates, so they compare as text.
+pub fn is_modern_version(v: &str) -> bool {
+    v.len() == 10 && v >= MODERN_VERSION
+}
+
+/// Classifies the answer to a `server/discover` probe; `None` is no answer in time.
+pub fn classify_probe(response: Option<&Value>) -> ProbeVerdict {
+    let Some(response) = response else {
+        return ProbeVerdict::Legacy;
+    };
+    let versions = |v: Option<&Value>| -> Vec<String> {
+        v.and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    if let Some(result) = response.get("result") {
+        let supported = versions(result.get("supportedVersions"));
+        return if supported.iter().any(|v| v == MODERN_VERSION) {
+            ProbeVerdict::Modern
+        } else {
+            ProbeVerdict::Legacy
+        };
+    }
+    let error = response.get("error");
+    if error.and_then(|e| e.get("code")).and_then(Value::as_i64)
+        != Some(UNSUPPORTED_PROTOCOL_VERSION)
+    {
+        return ProbeVerdict::Legacy;
+    }
+    let supported = versions(error.and_then(|e| e.pointer("/data/supported")));
+    if supported.iter().any(|v| v == MODERN_VERSION) {
+        ProbeVerdict::RetryWith(MODERN_VERSION.to_owned())
+    } else if supported.iter().any(|v| is_modern_version(v)) {
+        ProbeVerdict::NoCommonVersion(supported)
+    } else {
+        // Only legacy versions in common: the server asks for the handshake.
+        ProbeVerdict::Legacy
+    }
+}
+
+#[cfg(test)]
+mod probe_tests {
+    use super::*;
+
+    #[test]
+    fn a_modern_error_never_means_fall_back() {
+        let e = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"], "requested": "2027-01-01"}}});
+        assert_eq!(
+            classify_probe(Some(&e)),
+            ProbeVerdict::RetryWith("2026-07-28".into())
+        );
+        let e = json!({"error": {"code": -32022, "message": "x", "data": {"supported": ["2027-06-01"]}}});
+        assert_eq!(
+            classify_probe(Some(&e)),
+            ProbeVerdict::NoCommonVersion(vec!["2027-06-01".into()])
+        );
+        let e = json!({"error": {"code": -32022, "message": "x", "data": {"supported": ["2025-11-25"]}}});
+        assert_eq!(classify_probe(Some(&e)), ProbeVerdict::Legacy);
+    }
+
+    #[test]
+    fn other_errors_silence_and_foreign_results_mean_legacy() {
+        assert_eq!(classify_probe(None), ProbeVerdict::Legacy);
+        for code in [-32601, -32602, -32000, -32020] {
+            let e = json!({"error": {"code": code, "message": "no"}});
+            assert_eq!(classify_probe(Some(&e)), ProbeVerdict::Legacy, "{code}");
+        }
+        let r = json!({"result": {"supportedVersions": ["2025-11-25"]}});
+        assert_eq!(classify_probe(Some(&r)), ProbeVerdict::Legacy);
+        let r = json!({"result": {"resultType": "complete", "supportedVersions": ["2026-07-28"]}});
+        assert_eq!(classify_probe(Some(&r)), ProbeVerdict::Modern);
+        assert!(is_modern_version("2026-07-28") && !is_modern_version("2025-11-25"));
+        assert!(!is_modern_version("v999.0.0"));
     }
 }

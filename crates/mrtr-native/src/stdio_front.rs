@@ -1,48 +1,141 @@
 //! Newline-delimited JSON-RPC on stdin/stdout; logs on stderr. Serves both eras on one
 //! connection and never exits on bad input, only at end of input.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
-use mrtr_core::legacy::Connection;
-use mrtr_core::{CallContext, Principal, Server};
+use mrtr_core::error::RpcError;
+use mrtr_core::legacy::{Connection, Delivery};
+use mrtr_core::wire::error_response;
+use mrtr_core::{CallContext, Clock, Principal, Server};
 
 use crate::os::{OsEntropy, SystemClock};
 
-/// Serves until `input` ends.
+/// Longest line accepted; a longer one is skipped to its end and answered with -32700.
+pub const MAX_LINE: usize = 4 << 20;
+/// How often calls waiting on the legacy shim are checked for their deadline.
+const TICK: Duration = Duration::from_secs(1);
+
+/// What the reader thread saw.
+enum Input {
+    Line(Vec<u8>),
+    TooLong,
+    Failed(std::io::Error),
+}
+
+/// Serves until `input` ends. Bad bytes, bad JSON and overlong lines each get a JSON-RPC
+/// error and the connection goes on; only the end of input (or a broken output) ends it.
 pub fn serve(
     server: &mut Server,
-    input: impl BufRead,
+    input: impl BufRead + Send + 'static,
     mut output: impl Write,
     principal: &Principal,
     log_checks: bool,
 ) -> std::io::Result<()> {
+    let (tx, rx) = mpsc::sync_channel::<Input>(16);
+    std::thread::spawn(move || read_lines(input, tx));
     let mut conn = Connection::new();
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut entropy = OsEntropy;
-        let delivery = conn.receive_text(
-            server,
-            &line,
-            &mut CallContext {
-                principal,
-                clock: &SystemClock,
-                entropy: &mut entropy,
+    loop {
+        let delivery = match rx.recv_timeout(TICK) {
+            Ok(Input::Line(bytes)) => match String::from_utf8(bytes) {
+                Ok(line) if line.trim().is_empty() => continue,
+                Ok(line) => {
+                    let mut entropy = OsEntropy;
+                    conn.receive_text(
+                        server,
+                        &line,
+                        &mut CallContext {
+                            principal,
+                            clock: &SystemClock,
+                            entropy: &mut entropy,
+                        },
+                    )
+                }
+                Err(_) => parse_error("the line is not UTF-8"),
             },
-        );
+            Ok(Input::TooLong) => parse_error(&format!("the line is longer than {MAX_LINE} bytes")),
+            Ok(Input::Failed(e)) => {
+                eprintln!("[mrtr-server] reading stdin failed: {e}");
+                return Ok(());
+            }
+            Err(RecvTimeoutError::Timeout) => conn.expire(SystemClock.now_ms()),
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        };
         if log_checks {
             for e in &delivery.trace {
                 eprintln!("[mrtr-server] {}", crate::describe(e));
             }
         }
-        for msg in delivery.outgoing {
+        for msg in &delivery.outgoing {
             writeln!(output, "{msg}")?;
         }
-        output.flush()?;
+        if !delivery.outgoing.is_empty() {
+            output.flush()?;
+        }
     }
-    Ok(())
+}
+
+fn parse_error(why: &str) -> Delivery {
+    Delivery {
+        outgoing: vec![error_response(
+            None,
+            &RpcError::parse_error(format!("Parse error: {why}")),
+        )],
+        trace: Vec::new(),
+    }
+}
+
+/// Reads newline-delimited lines as bytes (UTF-8 is checked by the caller, so one bad line
+/// does not end the stream), never holding more than [`MAX_LINE`] bytes of one line.
+fn read_lines(mut input: impl BufRead, tx: mpsc::SyncSender<Input>) {
+    loop {
+        let mut buf = Vec::new();
+        let read = (&mut input)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf);
+        let msg = match read {
+            Ok(0) => return,
+            Ok(_) if buf.len() > MAX_LINE && buf.last() != Some(&b'\n') => {
+                if let Err(e) = skip_line(&mut input) {
+                    let _ = tx.send(Input::Failed(e));
+                    return;
+                }
+                Input::TooLong
+            }
+            Ok(_) => {
+                if buf.last() == Some(&b'\n') {
+                    buf.pop();
+                }
+                Input::Line(buf)
+            }
+            Err(e) => Input::Failed(e),
+        };
+        let stop = matches!(msg, Input::Failed(_));
+        if tx.send(msg).is_err() || stop {
+            return;
+        }
+    }
+}
+
+/// Discards the rest of an overlong line.
+fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(at) => {
+                input.consume(at + 1);
+                return Ok(());
+            }
+            None => {
+                let n = chunk.len();
+                input.consume(n);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -63,16 +156,30 @@ mod tests {
         .unwrap();
         let input = [
             "not json",
+            "NOT-UTF-8",
             r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"deploy","arguments":{"env":"staging"}}}"#,
             r#"{"jsonrpc":"2.0","id":"mrtr-shim-1","result":{"action":"accept","content":{"confirm":true}}}"#,
         ]
         .join("\n");
+        // A line that is not UTF-8 (a stray 0xff byte) must not end the connection.
+        let bytes = input
+            .replace("NOT-UTF-8", "\u{1}")
+            .into_bytes()
+            .into_iter()
+            .flat_map(|b| {
+                if b == 1 {
+                    b"{\"id\":9,\"method\":\"p\xff\"}".to_vec()
+                } else {
+                    vec![b]
+                }
+            })
+            .collect::<Vec<u8>>();
         let mut out = Vec::new();
         serve(
             &mut server,
-            input.as_bytes(),
+            std::io::Cursor::new(bytes),
             &mut out,
             &Principal::user("me"),
             false,
@@ -85,13 +192,21 @@ mod tests {
             .collect();
         assert_eq!(lines[0]["error"]["code"], -32700);
         assert_eq!(
-            lines[1]["result"]["supportedVersions"],
+            lines[1]["error"]["code"], -32700,
+            "a line that is not UTF-8"
+        );
+        assert!(lines[1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("UTF-8"));
+        assert_eq!(
+            lines[2]["result"]["supportedVersions"],
             json!(["2026-07-28"])
         );
-        assert_eq!(lines[2]["result"]["protocolVersion"], "2025-11-25");
-        assert_eq!(lines[3]["method"], "elicitation/create");
+        assert_eq!(lines[3]["result"]["protocolVersion"], "2025-11-25");
+        assert_eq!(lines[4]["method"], "elicitation/create");
         assert_eq!(
-            lines[4]["result"]["content"][0]["text"],
+            lines[5]["result"]["content"][0]["text"],
             "deployed to staging"
         );
     }

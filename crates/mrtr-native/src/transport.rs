@@ -2,13 +2,20 @@
 //! speaking newline-delimited JSON-RPC. Both print every line as `-->` / `<--` when asked.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::Duration;
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
+use crate::headers::{encode_value, ParamHeader};
+
 use mrtr_core::wire::META_PROTOCOL_VERSION;
+
+/// How a request that got no answer in time is reported (the start of its error text).
+pub const TIMED_OUT: &str = "timed out";
 
 /// Answers a server→client request (legacy era) with its result or error object.
 pub type OnRequest<'a> = &'a mut dyn FnMut(&Value) -> Value;
@@ -19,6 +26,14 @@ pub trait Transport {
     fn request(&mut self, msg: &Value, on_request: OnRequest<'_>) -> Result<Value, String>;
     /// Sends a notification.
     fn notify(&mut self, msg: &Value) -> Result<(), String>;
+    /// [`Transport::request`], giving up after `timeout` without an answer (an error that
+    /// starts with [`TIMED_OUT`]).
+    fn request_within(
+        &mut self,
+        msg: &Value,
+        timeout: Duration,
+        on_request: OnRequest<'_>,
+    ) -> Result<Value, String>;
 }
 
 fn show(echo: bool, dir: &str, v: &Value) {
@@ -33,6 +48,9 @@ pub struct HttpTransport {
     url: String,
     bearer: Option<String>,
     echo: bool,
+    /// The `x-mcp-header` parameters of each tool, learnt from `tools/list` results as they
+    /// pass: a call to such a tool mirrors them into `Mcp-Param-*` headers.
+    param_headers: HashMap<String, Vec<ParamHeader>>,
 }
 
 impl HttpTransport {
@@ -47,6 +65,25 @@ impl HttpTransport {
             url: url.to_owned(),
             bearer,
             echo,
+            param_headers: HashMap::new(),
+        }
+    }
+
+    /// Remembers which tools mirror parameters into headers.
+    fn learn_tools(&mut self, result: &Value) {
+        for tool in result
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(name), Some(schema)) = (
+                tool.get("name").and_then(Value::as_str),
+                tool.get("inputSchema"),
+            ) {
+                self.param_headers
+                    .insert(name.to_owned(), ParamHeader::all_in(schema));
+            }
         }
     }
 
@@ -71,12 +108,15 @@ impl HttpTransport {
                     .pointer(&format!("/params/{key}"))
                     .and_then(Value::as_str)
                 {
-                    let n = if n.is_ascii() {
-                        n.to_owned()
-                    } else {
-                        format!("=?base64?{}?=", STANDARD.encode(n))
-                    };
-                    req = req.header("Mcp-Name", &n);
+                    req = req.header("Mcp-Name", &encode_value(n));
+                    let mirrored = (m == "tools/call")
+                        .then(|| self.param_headers.get(n))
+                        .flatten();
+                    for p in mirrored.into_iter().flatten() {
+                        if let Some(v) = p.value_in(msg.pointer("/params/arguments")) {
+                            req = req.header(&p.name(), &encode_value(&v));
+                        }
+                    }
                 }
             }
         }
@@ -149,6 +189,11 @@ impl Transport for HttpTransport {
                 )
             })?;
         show(self.echo, "<--", &found);
+        if msg.get("method").and_then(Value::as_str) == Some("tools/list") {
+            if let Some(r) = found.get("result") {
+                self.learn_tools(r);
+            }
+        }
         Ok(found)
     }
 
@@ -156,13 +201,30 @@ impl Transport for HttpTransport {
         show(self.echo, "-->", msg);
         self.post(msg).map(|_| ())
     }
+
+    fn request_within(
+        &mut self,
+        msg: &Value,
+        _timeout: Duration,
+        on_request: OnRequest<'_>,
+    ) -> Result<Value, String> {
+        // HTTP requests carry their own timeout (the agent's).
+        self.request(msg, on_request)
+    }
 }
+
+/// How long a stdio request waits for the server's next line, unless told otherwise.
+pub const DEFAULT_STDIO_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A server run as a child process.
 pub struct StdioTransport {
     child: Child,
     stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    /// The server's output, line by line, read on a thread of its own so a request can
+    /// stop waiting.
+    lines: Receiver<std::io::Result<String>>,
+    /// How long to wait for each line before giving up on a request.
+    pub timeout: Duration,
     echo: bool,
 }
 
@@ -178,10 +240,20 @@ impl StdioTransport {
             .map_err(|e| format!("could not start {prog}: {e}"))?;
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let stop = line.is_err();
+                if tx.send(line).is_err() || stop {
+                    return;
+                }
+            }
+        });
         Ok(StdioTransport {
             child,
             stdin,
-            stdout,
+            lines,
+            timeout: DEFAULT_STDIO_TIMEOUT,
             echo,
         })
     }
@@ -200,14 +272,19 @@ impl Transport for StdioTransport {
         self.write(msg)?;
         let id = msg.get("id").cloned();
         loop {
-            let mut line = String::new();
-            let n = self
-                .stdout
-                .read_line(&mut line)
-                .map_err(|e| format!("reading from the server failed: {e}"))?;
-            if n == 0 {
-                return Err("the server closed its output".into());
-            }
+            let line = match self.lines.recv_timeout(self.timeout) {
+                Ok(Ok(line)) => line,
+                Ok(Err(e)) => return Err(format!("reading from the server failed: {e}")),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "{TIMED_OUT}: no answer within {} s",
+                        self.timeout.as_secs_f32()
+                    ))
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err("the server closed its output".into())
+                }
+            };
             let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
                 eprintln!(
                     "[mrtr-client] ignoring a line that is not JSON: {}",
@@ -234,6 +311,18 @@ impl Transport for StdioTransport {
 
     fn notify(&mut self, msg: &Value) -> Result<(), String> {
         self.write(msg)
+    }
+
+    fn request_within(
+        &mut self,
+        msg: &Value,
+        timeout: Duration,
+        on_request: OnRequest<'_>,
+    ) -> Result<Value, String> {
+        let usual = std::mem::replace(&mut self.timeout, timeout);
+        let r = self.request(msg, on_request);
+        self.timeout = usual;
+        r
     }
 }
 

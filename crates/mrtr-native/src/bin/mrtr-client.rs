@@ -10,9 +10,10 @@ use std::io::{IsTerminal, Write};
 use clap::Parser;
 use serde_json::{json, Map, Value};
 
+use mrtr_core::client::{classify_probe, ProbeVerdict};
 use mrtr_core::wire::{ClientCapabilities, InputRequest, LEGACY_VERSION, MODERN_VERSION};
 use mrtr_core::{Client, Host, Step};
-use mrtr_native::transport::{HttpTransport, StdioTransport, Transport};
+use mrtr_native::transport::{HttpTransport, StdioTransport, Transport, TIMED_OUT};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -36,6 +37,9 @@ struct Args {
     /// auto: probe with server/discover and fall back to initialize (stdio); modern; legacy.
     #[arg(long, default_value = "auto", value_parser = ["auto", "modern", "legacy"])]
     era: String,
+    /// How long the stdio era probe waits for an answer to server/discover (then: legacy).
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    probe_timeout: f64,
     /// The client capabilities to declare, as JSON.
     #[arg(
         long,
@@ -185,22 +189,14 @@ fn run(args: &Args) -> Result<bool, String> {
         "modern" => true,
         "legacy" => false,
         _ if is_url => true,
-        _ => {
-            let probe = client.simple("server/discover", json!({}));
-            let resp = transport.request(
-                &probe,
-                &mut |_| json!({"code": -32601, "message": "unexpected request"}),
-            )?;
-            let ok = resp
-                .pointer("/result/supportedVersions")
-                .and_then(Value::as_array)
-                .is_some_and(|v| v.iter().any(|x| x == MODERN_VERSION));
-            if !ok {
-                eprintln!("mrtr-client: no 2026-07-28 DiscoverResult; falling back to the 2025-11-25 handshake");
-            }
-            ok
-        }
+        _ => probe(&mut client, transport.as_mut(), args.probe_timeout)?,
     };
+    if modern && is_url {
+        // Learn which of the tool's parameters travel as Mcp-Param-* headers too (the
+        // transport reads them off the listing). A server without tools/list still gets the call.
+        let list = client.simple("tools/list", json!({}));
+        let _ = transport.request(&list, &mut no_requests);
+    }
     let result = if modern {
         call_modern(
             &mut client,
@@ -219,6 +215,56 @@ fn run(args: &Args) -> Result<bool, String> {
         )
     };
     report(result)
+}
+
+/// The stdio probe of the spec's backward-compatibility rules: `server/discover` first; a
+/// `DiscoverResult` means modern, a modern error (-32022) means modern with another version
+/// (probe once more with it, never fall back), anything else or silence means legacy.
+fn probe(client: &mut Client, t: &mut dyn Transport, timeout_s: f64) -> Result<bool, String> {
+    let mut corrected = false;
+    loop {
+        let msg = client.simple("server/discover", json!({}));
+        let response = match t.request_within(
+            &msg,
+            std::time::Duration::from_secs_f64(timeout_s),
+            &mut |_| json!({"code": -32601, "message": "unexpected request"}),
+        ) {
+            Ok(r) => Some(r),
+            Err(e) if e.starts_with(TIMED_OUT) => None,
+            Err(e) => return Err(e),
+        };
+        match classify_probe(response.as_ref()) {
+            ProbeVerdict::Modern => return Ok(true),
+            ProbeVerdict::RetryWith(v) if !corrected => {
+                eprintln!(
+                    "mrtr-client: the server does not speak {}; probing again with {v}",
+                    client.envelope.protocol_version
+                );
+                client.envelope.protocol_version = v;
+                corrected = true;
+            }
+            ProbeVerdict::RetryWith(v) => {
+                return Err(format!(
+                    "the server refused {v} twice; no version in common"
+                ))
+            }
+            ProbeVerdict::NoCommonVersion(s) => {
+                return Err(format!(
+                    "the server speaks only {} (modern, but none this client speaks)",
+                    s.join(", ")
+                ))
+            }
+            ProbeVerdict::Legacy => {
+                let why = if response.is_none() {
+                    format!("no answer to server/discover within {timeout_s} s")
+                } else {
+                    "no 2026-07-28 DiscoverResult".into()
+                };
+                eprintln!("mrtr-client: {why}; falling back to the 2025-11-25 handshake");
+                return Ok(false);
+            }
+        }
+    }
 }
 
 fn report(result: Result<Value, String>) -> Result<bool, String> {
@@ -297,14 +343,14 @@ fn call_legacy(
             Err(e) => json!({"code": -32601, "message": e}),
         }
     };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    let init = json!({"jsonrpc": "2.0", "id": "legacy-initialize", "method": "initialize", "params": {
         "protocolVersion": LEGACY_VERSION, "capabilities": caps, "clientInfo": {"name": "mrtr-client", "version": env!("CARGO_PKG_VERSION")}}});
     let r = t.request(&init, &mut answer)?;
     if let Some(e) = r.get("error") {
         return Err(format!("initialize failed: {e}"));
     }
     t.notify(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
+    let call = json!({"jsonrpc": "2.0", "id": "legacy-call", "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
     let r = t.request(&call, &mut answer)?;
     match (r.get("result"), r.get("error")) {
         (Some(res), _) => Ok(res.clone()),
