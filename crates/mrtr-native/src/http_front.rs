@@ -1,43 +1,87 @@
-//! Stateless Streamable HTTP at `/mcp`: one POST per request, JSON responses.
+//! Stateless Streamable HTTP at `/mcp`: one POST per request; JSON responses, or an SSE
+//! stream when a handler sends progress before its result.
+//!
+//! Before the engine sees a request, the transport's own rules run, in the order the spec
+//! and the conformance suite expect: Host and Origin (403, against DNS rebinding), the
+//! content type (415), the body's size (413) and syntax (400 -32700), the per-request
+//! `_meta` (400 -32602, from the engine), then the standard headers against the body
+//! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and the `Mcp-Param-*` headers a
+//! tool's schema asks for: 400 -32020 when missing, malformed or different).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use serde_json::Value;
 
 use mrtr_core::error::RpcError;
-use mrtr_core::wire::{error_response, RequestId, META_PROTOCOL_VERSION};
+use mrtr_core::wire::{error_response, Envelope, RequestId, META_PROTOCOL_VERSION};
 use mrtr_core::{CallContext, Principal, Server};
 
+use crate::headers::{decode_sentinel, ParamHeader};
 use crate::os::{OsEntropy, SystemClock};
 
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 1 << 20;
+/// Host names a server bound to loopback answers to by default (any port).
+pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+/// Implementation-defined code for a refusal by the transport (Host, Origin, media type).
+const TRANSPORT_REFUSED: i64 = -32000;
+
+/// How the HTTP front treats requests before they reach the engine.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// Print every check's outcome on stderr.
+    pub log_checks: bool,
+    /// Host names (without port) that `Host` and `Origin` may name; `None` accepts any
+    /// (only behind a proxy that checks them itself).
+    pub allowed_hosts: Option<Vec<String>>,
+    /// A name for this process in its log lines (which replica served what).
+    pub name: String,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            log_checks: false,
+            allowed_hosts: Some(LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect()),
+            name: "mrtr-server".into(),
+        }
+    }
+}
 
 #[derive(Clone)]
 struct AppState {
     server: Arc<Mutex<Server>>,
-    log_checks: bool,
+    params: Arc<HashMap<String, Vec<ParamHeader>>>,
+    opts: Arc<HttpOptions>,
 }
 
-pub fn router(server: Server, log_checks: bool) -> Router {
+pub fn router(server: Server, opts: HttpOptions) -> Router {
+    let params = server
+        .catalog
+        .tools
+        .iter()
+        .map(|t| (t.name.to_owned(), ParamHeader::all_in(&t.input_schema)))
+        .filter(|(_, p)| !p.is_empty())
+        .collect();
     let state = AppState {
         server: Arc::new(Mutex::new(server)),
-        log_checks,
+        params: Arc::new(params),
+        opts: Arc::new(opts),
     };
     Router::new()
         .route(
             "/mcp",
             post(handle_post).get(not_allowed).delete(not_allowed),
         )
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        // The limit is applied by hand (a JSON-RPC error, not axum's plain text).
+        .layer(DefaultBodyLimit::disable())
         .with_state(state)
 }
 
@@ -60,17 +104,71 @@ fn json_response(status: u16, body: &Value) -> Response {
         .into_response()
 }
 
-async fn handle_post(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+/// The notifications, then the response, as one SSE stream (one message per `data:` line).
+fn sse_response(notifications: &[&Value], response: &Value) -> Response {
+    let mut body = String::new();
+    for m in notifications
+        .iter()
+        .copied()
+        .chain(std::iter::once(response))
+    {
+        body.push_str("event: message\ndata: ");
+        body.push_str(&m.to_string());
+        body.push_str("\n\n");
+    }
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache, no-transform"),
+            (header::HeaderName::from_static("x-accel-buffering"), "no"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn refuse(status: u16, id: Option<&RequestId>, error: RpcError) -> Response {
+    json_response(status, &error_response(id, &error))
+}
+
+async fn handle_post(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+    if let Err(why) = check_host_and_origin(&headers, state.opts.allowed_hosts.as_deref()) {
+        eprintln!("[{}] refused: {why}", state.opts.name);
+        return refuse(403, None, RpcError::new(TRANSPORT_REFUSED, why));
+    }
+    if !is_json(&headers) {
+        return refuse(
+            415,
+            None,
+            RpcError::new(
+                TRANSPORT_REFUSED,
+                "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json",
+            ),
+        );
+    }
+    let body: Bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(b) => b,
+        Err(_) => {
+            return refuse(
+                413,
+                None,
+                RpcError::invalid_request(format!(
+                    "the body is over the {BODY_LIMIT}-byte limit (or could not be read)"
+                )),
+            )
+        }
+    };
     let value: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
             let err = RpcError::parse_error(format!("Parse error: the body is not JSON ({e})"));
-            return json_response(400, &error_response(None, &err));
+            return refuse(400, None, err);
         }
     };
-    if let Err(err) = check_headers(&headers, &value) {
-        let id = value.get("id").and_then(RequestId::from_value);
-        return json_response(400, &error_response(id.as_ref(), &err));
+    let id = value.get("id").and_then(RequestId::from_value);
+    if let Err(err) = check_headers(&headers, &value, &state.params) {
+        return refuse(400, id.as_ref(), err);
     }
     let auth = headers
         .get(header::AUTHORIZATION)
@@ -78,9 +176,10 @@ async fn handle_post(State(state): State<AppState>, headers: HeaderMap, body: By
     let principal = Principal::from_bearer(auth);
     let reply = {
         let Ok(mut server) = state.server.lock() else {
-            return json_response(
+            return refuse(
                 500,
-                &error_response(None, &RpcError::internal("server state poisoned")),
+                id.as_ref(),
+                RpcError::internal("server state poisoned"),
             );
         };
         let mut entropy = OsEntropy;
@@ -93,72 +192,180 @@ async fn handle_post(State(state): State<AppState>, headers: HeaderMap, body: By
             },
         )
     };
-    if state.log_checks {
+    if state.opts.log_checks {
         for e in &reply.trace {
-            eprintln!("[mrtr-server] {principal}: {}", crate::describe(e));
+            eprintln!("[{}] {principal}: {}", state.opts.name, crate::describe(e));
         }
     }
-    match reply.response {
-        Some(body) => json_response(reply.http_status, &body),
+    let notifications: Vec<&Value> = reply.notifications().collect();
+    match &reply.response {
+        Some(body) if !notifications.is_empty() && reply.http_status == 200 => {
+            sse_response(&notifications, body)
+        }
+        Some(body) => json_response(reply.http_status, body),
         None => StatusCode::ACCEPTED.into_response(),
     }
 }
 
-/// The Streamable HTTP headers must agree with the body (-32020 when they do not). A header
-/// that is absent is not checked.
-pub fn check_headers(headers: &HeaderMap, body: &Value) -> Result<(), RpcError> {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if let (Some(h), Some(b)) = (
-        get("mcp-protocol-version"),
-        body.pointer("/params/_meta")
-            .and_then(|m| m.get(META_PROTOCOL_VERSION))
-            .and_then(Value::as_str),
-    ) {
-        if h != b {
-            return Err(RpcError::header_mismatch(format!(
-                "MCP-Protocol-Version header {h:?} does not match _meta {b:?}"
-            )));
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// The host name of a `Host` value (`name[:port]` or `[v6]:port`), lowercased.
+fn host_name(authority: &str) -> Option<String> {
+    let a = authority.trim();
+    let name = if a.starts_with('[') {
+        &a[..=a.find(']')?]
+    } else {
+        a.split(':').next()?
+    };
+    (!name.is_empty()).then(|| name.to_ascii_lowercase())
+}
+
+/// DNS rebinding protection: a `Host` the server does not answer to, or an `Origin` (when
+/// present) naming another host, is refused. Non-browser clients send no `Origin`.
+pub fn check_host_and_origin(
+    headers: &HeaderMap,
+    allowed: Option<&[String]>,
+) -> Result<(), String> {
+    let Some(allowed) = allowed else {
+        return Ok(());
+    };
+    let ok = |name: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(name));
+    let host = headers
+        .get(header::HOST)
+        .ok_or("Forbidden: the request has no Host header")?
+        .to_str()
+        .map_err(|_| "Forbidden: the Host header is not ASCII".to_owned())?;
+    match host_name(host) {
+        Some(name) if ok(&name) => {}
+        _ => {
+            return Err(format!(
+                "Forbidden: Host {host:?} is not one this server answers to ({})",
+                allowed.join(", ")
+            ))
         }
     }
-    let method = body.get("method").and_then(Value::as_str);
-    if let Some(h) = get("mcp-method") {
-        if Some(h) != method {
-            return Err(RpcError::header_mismatch(format!(
-                "Mcp-Method header {h:?} does not match the body's method {method:?}"
-            )));
-        }
-    }
-    if let Some(h) = get("mcp-name") {
-        let key = if method == Some("resources/read") {
-            "uri"
-        } else {
-            "name"
-        };
-        let name = body
-            .pointer(&format!("/params/{key}"))
-            .and_then(Value::as_str);
-        if Some(decode_name_header(h).as_str()) != name {
-            return Err(RpcError::header_mismatch(format!(
-                "Mcp-Name header {h:?} does not match params.{key} {name:?}"
-            )));
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin
+            .to_str()
+            .map_err(|_| "Forbidden: the Origin header is not ASCII".to_owned())?;
+        let name = origin
+            .split_once("://")
+            .and_then(|(_, rest)| host_name(rest.split('/').next().unwrap_or("")));
+        match name {
+            Some(n) if ok(&n) => {}
+            _ => {
+                return Err(format!(
+                    "Forbidden: Origin {origin:?} may not call this server ({})",
+                    allowed.join(", ")
+                ))
+            }
         }
     }
     Ok(())
 }
 
-/// Non-ASCII names travel base64-encoded between `=?base64?` and `?=`.
-fn decode_name_header(h: &str) -> String {
-    h.strip_prefix("=?base64?")
-        .and_then(|r| r.strip_suffix("?="))
-        .and_then(|b| STANDARD.decode(b).ok())
-        .and_then(|b| String::from_utf8(b).ok())
-        .unwrap_or_else(|| h.to_owned())
+/// The standard headers must be present and agree with the body (-32020). They are checked
+/// only on requests with a valid `_meta`: a request without one gets the engine's -32602,
+/// and `initialize` or `ping` its 404, whatever their headers say.
+pub fn check_headers(
+    headers: &HeaderMap,
+    body: &Value,
+    params: &HashMap<String, Vec<ParamHeader>>,
+) -> Result<(), RpcError> {
+    let (Some(method), Some(_id)) = (
+        body.get("method").and_then(Value::as_str),
+        body.get("id").filter(|i| !i.is_null()),
+    ) else {
+        return Ok(()); // Notifications and non-requests: no header rules in this revision.
+    };
+    if matches!(method, "initialize" | "ping") || Envelope::from_params(body.get("params")).is_err()
+    {
+        return Ok(());
+    }
+    let version = body
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let h = header_value(headers, "mcp-protocol-version")?;
+    compare("MCP-Protocol-Version", h.as_deref(), version)?;
+    let h = header_value(headers, "mcp-method")?;
+    compare("Mcp-Method", h.as_deref(), method)?;
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return Ok(()),
+    };
+    let Some(name) = body
+        .pointer(&format!("/params/{key}"))
+        .and_then(Value::as_str)
+    else {
+        return Ok(()); // The engine says what is wrong with the params.
+    };
+    let h = header_value(headers, "mcp-name")?
+        .map(|v| decode_sentinel(&v).ok_or_else(|| malformed("Mcp-Name")))
+        .transpose()?;
+    compare("Mcp-Name", h.as_deref(), name)?;
+    if method == "tools/call" {
+        for p in params.get(name).into_iter().flatten() {
+            check_param(headers, body, p)?;
+        }
+    }
+    Ok(())
+}
+
+fn malformed(name: &str) -> RpcError {
+    RpcError::header_mismatch(format!(
+        "Header mismatch: the {name} header is malformed (invalid characters or Base64)"
+    ))
+}
+
+/// A header's value with optional white space trimmed; `Err` when it is not visible ASCII.
+fn header_value(headers: &HeaderMap, name: &str) -> Result<Option<String>, RpcError> {
+    match headers.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .to_str()
+            .map(|s| Some(s.trim_matches([' ', '\t']).to_owned()))
+            .map_err(|_| malformed(name)),
+    }
+}
+
+fn compare(name: &str, header: Option<&str>, body: &str) -> Result<(), RpcError> {
+    match header {
+        None => Err(RpcError::header_mismatch(format!(
+            "Header mismatch: the required {name} header is missing (the body says {body:?})"
+        ))),
+        Some(h) if h != body => Err(RpcError::header_mismatch(format!(
+            "Header mismatch: {name} header value {h:?} does not match body value {body:?}"
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+fn check_param(headers: &HeaderMap, body: &Value, p: &ParamHeader) -> Result<(), RpcError> {
+    let Some(expected) = p.value_in(body.pointer("/params/arguments")) else {
+        return Ok(()); // Absent, null or not a primitive: no header expected.
+    };
+    let name = p.name();
+    let h = header_value(headers, &name)?
+        .map(|v| decode_sentinel(&v).ok_or_else(|| malformed(&name)))
+        .transpose()?;
+    compare(&name, h.as_deref(), &expected)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use axum::http::HeaderValue;
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
     use serde_json::json;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
@@ -169,33 +376,141 @@ mod tests {
         h
     }
 
+    fn call(name: &str) -> Value {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": {"region": "Hello"}, "_meta": {META_PROTOCOL_VERSION: "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})
+    }
+
+    fn no_params() -> HashMap<String, Vec<ParamHeader>> {
+        HashMap::new()
+    }
+
+    const STD: [(&str, &str); 3] = [
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "deploy"),
+        ("mcp-protocol-version", "2026-07-28"),
+    ];
+
     #[test]
-    fn headers_must_match_the_body() {
-        let body = json!({"method": "tools/call", "params": {"name": "deploy", "_meta": {META_PROTOCOL_VERSION: "2026-07-28"}}});
-        assert!(check_headers(
-            &headers(&[
-                ("mcp-method", "tools/call"),
-                ("mcp-name", "deploy"),
-                ("mcp-protocol-version", "2026-07-28")
-            ]),
-            &body
-        )
-        .is_ok());
-        assert!(check_headers(&HeaderMap::new(), &body).is_ok());
-        for bad in [
-            [("mcp-method", "tools/list")],
-            [("mcp-name", "other")],
-            [("mcp-protocol-version", "2025-11-25")],
-        ] {
+    fn standard_headers_are_required_and_must_match_the_body() {
+        let body = call("deploy");
+        assert!(check_headers(&headers(&STD), &body, &no_params()).is_ok());
+        for drop in 0..3 {
+            let mut h = STD.to_vec();
+            h.remove(drop);
+            let e = check_headers(&headers(&h), &body, &no_params()).unwrap_err();
+            assert_eq!(e.code, -32020, "{h:?}");
+            assert!(e.message.contains("missing"), "{e}");
+        }
+        for (i, bad) in [
+            ("mcp-method", "tools/list"),
+            ("mcp-name", "other"),
+            ("mcp-protocol-version", "2025-11-25"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut h = STD.to_vec();
+            h[i] = bad;
             assert_eq!(
-                check_headers(&headers(&bad), &body).unwrap_err().code,
+                check_headers(&headers(&h), &body, &no_params())
+                    .unwrap_err()
+                    .code,
                 -32020
             );
         }
-        let read = json!({"method": "resources/read", "params": {"uri": "mrtr://x"}});
-        assert!(check_headers(&headers(&[("mcp-name", "mrtr://x")]), &read).is_ok());
-        let unicode = json!({"method": "tools/call", "params": {"name": "déploy"}});
+        let mut h = STD.to_vec();
+        h[0] = ("mcp-method", "TOOLS/CALL");
+        assert!(check_headers(&headers(&h), &body, &no_params()).is_err());
+        h[0] = ("mcp-method", "  tools/call\t");
+        assert!(check_headers(&headers(&h), &body, &no_params()).is_ok());
+    }
+
+    #[test]
+    fn requests_without_a_valid_envelope_are_left_to_the_engine() {
+        let bare = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+        assert!(check_headers(&HeaderMap::new(), &bare, &no_params()).is_ok());
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"});
+        assert!(check_headers(&HeaderMap::new(), &init, &no_params()).is_ok());
+    }
+
+    #[test]
+    fn an_encoded_name_is_decoded_before_comparing() {
+        let unicode = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "déploy", "_meta": {META_PROTOCOL_VERSION: "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
         let enc = format!("=?base64?{}?=", STANDARD.encode("déploy"));
-        assert!(check_headers(&headers(&[("mcp-name", &enc)]), &unicode).is_ok());
+        let h = headers(&[
+            ("mcp-method", "tools/call"),
+            ("mcp-name", &enc),
+            ("mcp-protocol-version", "2026-07-28"),
+        ]);
+        assert!(check_headers(&h, &unicode, &no_params()).is_ok());
+    }
+
+    #[test]
+    fn param_headers_follow_the_tools_schema() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "nested": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}},
+            "list": {"type": "array", "items": {"properties": {"x": {"x-mcp-header": "X"}}}},
+            "bad": {"type": "string", "x-mcp-header": "has space"},
+        }});
+        let p = ParamHeader::all_in(&schema);
+        assert_eq!(
+            p,
+            vec![
+                ParamHeader {
+                    path: vec!["region".into()],
+                    header: "Region".into()
+                },
+                ParamHeader {
+                    path: vec!["nested".into(), "n".into()],
+                    header: "N".into()
+                },
+            ]
+        );
+        let params: HashMap<_, _> = [("test_param_header".to_owned(), p)].into();
+        let body = call("test_param_header");
+        let mut std = vec![
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "test_param_header"),
+            ("mcp-protocol-version", "2026-07-28"),
+        ];
+        assert_eq!(
+            check_headers(&headers(&std), &body, &params)
+                .unwrap_err()
+                .code,
+            -32020,
+            "the header is omitted but the value is in the body"
+        );
+        std.push(("mcp-param-region", "=?base64?SGVsbG8=?="));
+        assert!(check_headers(&headers(&std), &body, &params).is_ok());
+        std.pop();
+        std.push(("mcp-param-region", "=?base64?SGVsbG8?="));
+        assert!(check_headers(&headers(&std), &body, &params).is_err());
+        std.pop();
+        std.push(("mcp-param-region", "Bye"));
+        assert!(check_headers(&headers(&std), &body, &params).is_err());
+    }
+
+    #[test]
+    fn host_and_origin_guard_against_dns_rebinding() {
+        let allowed: Vec<String> = LOOPBACK_HOSTS.iter().map(|s| s.to_string()).collect();
+        let ok = |pairs: &[(&'static str, &str)]| {
+            check_host_and_origin(&headers(pairs), Some(&allowed)).is_ok()
+        };
+        assert!(ok(&[("host", "127.0.0.1:3000")]));
+        assert!(ok(&[
+            ("host", "localhost:3000"),
+            ("origin", "http://localhost:3000")
+        ]));
+        assert!(ok(&[("host", "[::1]:8080")]));
+        assert!(ok(&[("host", "LOCALHOST")]));
+        assert!(!ok(&[("host", "evil.example.com")]));
+        assert!(!ok(&[
+            ("host", "127.0.0.1:3000"),
+            ("origin", "http://evil.example.com")
+        ]));
+        assert!(!ok(&[("host", "127.0.0.1:3000"), ("origin", "null")]));
+        assert!(!ok(&[]), "no Host at all");
+        assert!(check_host_and_origin(&headers(&[("host", "evil")]), None).is_ok());
     }
 }

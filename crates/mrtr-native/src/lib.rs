@@ -1,6 +1,7 @@
 //! Native fronts for the MRTR Lab core: the real clock and randomness, a Streamable HTTP
 //! server (axum), a stdio server, and the transports `mrtr-client` uses.
 
+pub mod headers;
 pub mod http_front;
 pub mod os;
 pub mod stdio_front;
@@ -35,7 +36,7 @@ impl ServerOptions {
         Ok(Server::new(
             config,
             Codec::new(Keyring::new(key), self.seal),
-            mrtr_core::fixtures::catalog(),
+            mrtr_core::fixtures::full_catalog(),
         ))
     }
 }
@@ -80,6 +81,12 @@ pub fn describe(event: &TraceEvent) -> String {
         TraceEvent::Asked { keys } => format!("asked for {}", keys.join(", ")),
         TraceEvent::Completed => "completed".into(),
         TraceEvent::Refused { error, detail } => format!("refused {}: {detail}", error.code),
+        TraceEvent::Notified(n) => format!(
+            "sent {}",
+            n.get("method")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("a notification")
+        ),
     }
 }
 

@@ -45,11 +45,40 @@ fn start(extra: &[&str]) -> Running {
 }
 
 impl Running {
+    /// A POST written by hand, to send a `Host` of our choosing.
+    fn post_with_host(&self, host: &str, body: &str, headers: &[(&str, &str)]) -> (u16, String) {
+        use std::io::{Read, Write};
+        let addr = self
+            .url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp");
+        let mut tcp = std::net::TcpStream::connect(addr).unwrap();
+        let mut req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        req.push_str(body);
+        tcp.write_all(req.as_bytes()).unwrap();
+        let mut out = String::new();
+        tcp.read_to_string(&mut out).unwrap();
+        let status = out[9..12].parse().unwrap();
+        let body = out
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_owned())
+            .unwrap_or_default();
+        (status, body)
+    }
+
     fn post_raw(&self, body: &str, headers: &[(&str, &str)]) -> (u16, String) {
-        let mut req = self
-            .agent
-            .post(&self.url)
-            .header("Content-Type", "application/json");
+        self.post_raw_typed(body, "application/json", headers)
+    }
+
+    fn post_raw_typed(&self, body: &str, ty: &str, headers: &[(&str, &str)]) -> (u16, String) {
+        let mut req = self.agent.post(&self.url).header("Content-Type", ty);
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
@@ -60,13 +89,37 @@ impl Running {
         )
     }
 
+    /// Posts `msg` with the standard headers a client derives from it.
     fn post(&self, who: Option<&str>, msg: &Value) -> (u16, Value) {
         let auth = who.map(|w| format!("Bearer {w}-token"));
-        let headers: Vec<(&str, &str)> =
-            auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+        let std = standard_headers(msg);
+        let mut headers: Vec<(&str, &str)> = std.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        headers.extend(auth.iter().map(|a| ("Authorization", a.as_str())));
         let (status, body) = self.post_raw(&msg.to_string(), &headers);
         (status, serde_json::from_str(&body).unwrap_or(Value::Null))
     }
+}
+
+/// `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, as the body says.
+fn standard_headers(msg: &Value) -> Vec<(&'static str, String)> {
+    let mut h = Vec::new();
+    if let Some(v) = msg
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str)
+    {
+        h.push(("MCP-Protocol-Version", v.to_owned()));
+    }
+    if let Some(m) = msg.get("method").and_then(Value::as_str) {
+        h.push(("Mcp-Method", m.to_owned()));
+    }
+    if let Some(n) = msg
+        .pointer("/params/name")
+        .or_else(|| msg.pointer("/params/uri"))
+        .and_then(Value::as_str)
+    {
+        h.push(("Mcp-Name", n.to_owned()));
+    }
+    h
 }
 
 fn deploy(id: i64, env: &str, ticket: Option<&str>) -> Value {
@@ -167,15 +220,62 @@ fn bad_http_gets_clear_errors() {
         -32700
     );
 
-    let msg = deploy(1, "staging", None).to_string();
-    let (status, body) = s.post_raw(&msg, &[("Mcp-Method", "tools/list")]);
-    assert_eq!(status, 400);
+    // The standard headers: each one missing or different is -32020 with 400.
+    let call = deploy(1, "staging", None);
+    let msg = call.to_string();
+    let all = standard_headers(&call);
+    for i in 0..all.len() {
+        let mut missing: Vec<(&str, &str)> = all.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let (name, _) = missing.remove(i);
+        let (status, body) = s.post_raw(&msg, &missing);
+        let e: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            (status, e["error"]["code"].clone()),
+            (400, json!(-32020)),
+            "{name} missing"
+        );
+        assert_eq!(e["id"], 1, "the id is echoed");
+        let mut wrong: Vec<(&str, &str)> = all.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        wrong[i].1 = "other";
+        let (status, _) = s.post_raw(&msg, &wrong);
+        assert_eq!(status, 400, "{name} different");
+    }
+    let headers: Vec<(&str, &str)> = all.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (status, _) = s.post_raw(&msg, &headers);
+    assert_eq!(status, 200);
+
+    // DNS rebinding: another Host or a foreign Origin is refused with 403.
+    let (status, body) = s.post_with_host("evil.example.com", &msg, &headers);
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("evil.example.com"));
+    let port = s
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .to_owned();
     assert_eq!(
-        serde_json::from_str::<Value>(&body).unwrap()["error"]["code"],
-        -32020
+        s.post_with_host(&format!("localhost:{port}"), &msg, &headers)
+            .0,
+        200
     );
-    let (status, _) = s.post_raw(&msg, &[("Mcp-Name", "other"), ("Mcp-Method", "tools/call")]);
-    assert_eq!(status, 400);
+    let mut evil = headers.clone();
+    evil.push(("Origin", "http://evil.example.com"));
+    assert_eq!(s.post_raw(&msg, &evil).0, 403);
+    let mut local = headers.clone();
+    local.push(("Origin", "http://localhost:1234"));
+    assert_eq!(s.post_raw(&msg, &local).0, 200);
+
+    // Not JSON by its type: 415, with a JSON-RPC error.
+    let (status, body) = s.post_raw_typed(&msg, "text/plain", &headers);
+    assert_eq!(status, 415);
+    assert!(
+        serde_json::from_str::<Value>(&body).unwrap()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("application/json")
+    );
 
     let (status, r) = s.post(
         None,
@@ -189,6 +289,8 @@ fn bad_http_gets_clear_errors() {
     assert_eq!((status, r["error"]["code"].clone()), (400, json!(-32602)));
     let (status, r) = s.post(None, &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "1900-01-01", "io.modelcontextprotocol/clientCapabilities": {}}}}));
     assert_eq!((status, r["error"]["code"].clone()), (400, json!(-32022)));
+    // Only the version this front serves: 2025-11-25 needs a handshake HTTP does not offer.
+    assert_eq!(r["error"]["data"]["supported"], json!(["2026-07-28"]));
 
     // The server closes the connection after a 413, so this one gets an agent of its own.
     let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(2 << 20));
@@ -197,8 +299,14 @@ fn bad_http_gets_clear_errors() {
         .build()
         .into();
     // Either the 413 arrives, or the server hangs up mid-upload; both refuse the body.
-    if let Ok(r) = fresh.post(&s.url).send(big) {
+    if let Ok(mut r) = fresh
+        .post(&s.url)
+        .header("Content-Type", "application/json")
+        .send(big)
+    {
         assert_eq!(r.status().as_u16(), 413);
+        let body = r.body_mut().read_to_string().unwrap_or_default();
+        assert!(body.is_empty() || body.contains("limit"), "{body}");
     }
 
     let fresh: ureq::Agent = ureq::Agent::config_builder()
@@ -208,5 +316,45 @@ fn bad_http_gets_clear_errors() {
     let mut get = fresh.get(&s.url).call().unwrap();
     assert_eq!(get.status().as_u16(), 405);
     let _ = get.body_mut().read_to_string();
+    assert_serving(&s);
+}
+
+#[test]
+fn single_use_holds_against_laundering_and_racing_retries() {
+    let s = std::sync::Arc::new(start(&["--single-use"]));
+
+    // Laundering: spend the ticket, then send it without the answer to collect a fresh one.
+    let t = ticket(&s, "bob", "staging");
+    let (_, ok) = s.post(Some("bob"), &deploy(2, "staging", Some(&t)));
+    assert_eq!(ok["result"]["content"][0]["text"], "deployed to staging");
+    let mut stripped = deploy(3, "staging", Some(&t));
+    stripped["params"]
+        .as_object_mut()
+        .unwrap()
+        .remove("inputResponses");
+    assert_refused("laundering", s.post(Some("bob"), &stripped));
+
+    // Racing: the same honest retry sent on eight connections at once deploys once.
+    for trial in 0..5 {
+        let t = ticket(&s, "bob", "staging");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let (s, t, barrier) = (s.clone(), t.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    let (_, r) = s.post(Some("bob"), &deploy(100 + i, "staging", Some(&t)));
+                    r["result"]["content"][0]["text"] == "deployed to staging"
+                })
+            })
+            .collect();
+        let deployed = handles
+            .into_iter()
+            .filter(|_| true)
+            .map(|h| h.join().unwrap())
+            .filter(|d| *d)
+            .count();
+        assert_eq!(deployed, 1, "trial {trial}");
+    }
     assert_serving(&s);
 }

@@ -7,6 +7,7 @@
 use clap::{ArgGroup, Parser};
 use mrtr_core::ticket::Seal;
 use mrtr_core::Principal;
+use mrtr_native::http_front::{HttpOptions, LOOPBACK_HOSTS};
 use mrtr_native::{parse_key_hex, ServerOptions};
 
 #[derive(Parser, Debug)]
@@ -26,7 +27,9 @@ struct Args {
     /// Ticket lifetime in seconds.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     ttl: u64,
-    /// Refuse a ticket's second redemption.
+    /// Refuse a ticket's second redemption. The memory of redemptions is this process's
+    /// own: replicas sharing a key each remember only what they redeemed, so a repeat sent
+    /// to another replica is accepted there.
     #[arg(long)]
     single_use: bool,
     /// hmac: signed, readable tickets; aead: sealed, unreadable tickets.
@@ -39,6 +42,16 @@ struct Args {
     /// Print every check's outcome on stderr.
     #[arg(long)]
     log_checks: bool,
+    /// HTTP: a host name the Host and Origin headers may name (repeatable). By default
+    /// localhost, 127.0.0.1 and [::1]; others are refused with 403 (DNS rebinding).
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_host: Vec<String>,
+    /// HTTP: accept any Host and Origin (only behind a proxy that checks them).
+    #[arg(long, conflicts_with = "allow_host")]
+    allow_any_host: bool,
+    /// A name for this process in its log lines, e.g. replica-a.
+    #[arg(long, default_value = "mrtr-server")]
+    name: String,
 }
 
 fn main() {
@@ -67,7 +80,7 @@ fn run(args: Args) -> Result<(), String> {
     let mut server = opts.build()?;
     if args.stdio {
         let user = std::env::var("USER").unwrap_or_else(|_| "stdio-user".into());
-        let stdin = std::io::stdin().lock();
+        let stdin = std::io::BufReader::new(std::io::stdin());
         let stdout = std::io::stdout().lock();
         return mrtr_native::stdio_front::serve(
             &mut server,
@@ -85,8 +98,25 @@ fn run(args: Args) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let local = listener.local_addr().map_err(|e| e.to_string())?;
+        let allowed_hosts = if args.allow_any_host {
+            None
+        } else {
+            let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect();
+            hosts.extend(args.allow_host.iter().map(|h| h.to_ascii_lowercase()));
+            if !local.ip().is_loopback() && args.allow_host.is_empty() {
+                return Err(format!("listening on {local}, beyond loopback: name the host clients use with --allow-host NAME (or --allow-any-host behind a proxy that checks Host and Origin)"));
+            }
+            Some(hosts)
+        };
         eprintln!("mrtr-server: listening on http://{local}/mcp");
-        let app = mrtr_native::http_front::router(server, opts.log_checks);
+        let app = mrtr_native::http_front::router(
+            server,
+            HttpOptions {
+                log_checks: opts.log_checks,
+                allowed_hosts,
+                name: args.name.clone(),
+            },
+        );
         axum::serve(listener, app)
             .with_graceful_shutdown(shutdown())
             .await

@@ -1,0 +1,145 @@
+//! The header rules of Streamable HTTP that both ends share: the Base64 sentinel for values
+//! that are not plain ASCII, and the tool parameters mirrored into `Mcp-Param-*` headers.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use serde_json::Value;
+
+const SENTINEL_START: &str = "=?base64?";
+const SENTINEL_END: &str = "?=";
+
+/// The header value for `value`: itself when it is plain visible ASCII with no edge white
+/// space and does not look like a sentinel; otherwise `=?base64?…?=` of its UTF-8.
+pub fn encode_value(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b == b'\t' || (0x20..=0x7e).contains(&b))
+        && value.trim_matches([' ', '\t']) == value
+        && !(value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END));
+    if plain {
+        value.to_owned()
+    } else {
+        format!("{SENTINEL_START}{}{SENTINEL_END}", STANDARD.encode(value))
+    }
+}
+
+/// `=?base64?…?=` is decoded strictly (standard alphabet, canonical padding, UTF-8);
+/// anything else is the literal value. `None` for a sentinel that does not decode.
+pub fn decode_sentinel(v: &str) -> Option<String> {
+    let inner = match v
+        .strip_prefix(SENTINEL_START)
+        .and_then(|r| r.strip_suffix(SENTINEL_END))
+    {
+        Some(inner) => inner,
+        _ => return Some(v.to_owned()),
+    };
+    let bytes = STANDARD.decode(inner).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// A tool parameter whose value clients mirror into an `Mcp-Param-{header}` header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamHeader {
+    /// The property names from the schema root to the parameter.
+    pub path: Vec<String>,
+    pub header: String,
+}
+
+impl ParamHeader {
+    /// The header name, `Mcp-Param-{header}`.
+    pub fn name(&self) -> String {
+        format!("Mcp-Param-{}", self.header)
+    }
+
+    /// The argument's value as the header carries it (before encoding), or `None` when no
+    /// header is sent: the value is absent, null or not a primitive.
+    pub fn value_in(&self, arguments: Option<&Value>) -> Option<String> {
+        let mut at = arguments;
+        for key in &self.path {
+            at = at.and_then(|v| v.get(key));
+        }
+        match at? {
+            Value::String(s) => Some(s.clone()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }
+    }
+
+    /// The `x-mcp-header` parameters of a tool's input schema: properties reachable from
+    /// the root through `properties` alone, whose header name is a non-empty HTTP token.
+    pub fn all_in(schema: &Value) -> Vec<ParamHeader> {
+        fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamHeader>) {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            for (key, prop) in props {
+                path.push(key.clone());
+                if let Some(h) = prop.get("x-mcp-header").and_then(Value::as_str) {
+                    let token = !h.is_empty()
+                        && h.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+                    if token {
+                        out.push(ParamHeader {
+                            path: path.clone(),
+                            header: h.to_owned(),
+                        });
+                    }
+                }
+                walk(prop, path, out);
+                path.pop();
+            }
+        }
+        let mut out = Vec::new();
+        walk(schema, &mut Vec::new(), &mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_name_sentinels_decode_strictly() {
+        assert_eq!(decode_sentinel("=?base64?SGVsbG8=?="), Some("Hello".into()));
+        assert_eq!(
+            decode_sentinel("=?base64?SGVsbG8?="),
+            None,
+            "padding missing"
+        );
+        assert_eq!(decode_sentinel("=?base64?SGVs!!!bG8=?="), None);
+        assert_eq!(decode_sentinel("SGVsbG8="), Some("SGVsbG8=".into()));
+        assert_eq!(
+            decode_sentinel("=?base64?SGVsbG8="),
+            Some("=?base64?SGVsbG8=".into())
+        );
+        assert_eq!(
+            decode_sentinel("=?BASE64?SGVsbG8=?="),
+            Some("=?BASE64?SGVsbG8=?=".into())
+        );
+        assert_eq!(decode_sentinel("=?base64?=").as_deref(), Some("=?base64?="));
+        assert_eq!(decode_sentinel("=?base64?/w==?="), None, "not UTF-8");
+    }
+
+    #[test]
+    fn values_that_are_not_plain_ascii_are_encoded() {
+        assert_eq!(encode_value("deploy"), "deploy");
+        for v in [
+            "déploy",
+            " padded ",
+            "line1\nline2",
+            "=?base64?literal?=",
+            "",
+        ] {
+            let e = encode_value(v);
+            assert!(e.starts_with("=?base64?"), "{v:?}");
+            assert_eq!(decode_sentinel(&e).as_deref(), Some(v), "{v:?}");
+        }
+        assert_eq!(
+            encode_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
+    }
+}
