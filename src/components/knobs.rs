@@ -13,6 +13,29 @@ fn set(link: RwSignal<Link>, widget: Widget, f: impl FnOnce(&mut Link)) {
     });
 }
 
+/// The laundering move's two settings: single use, and whether asking again is done the
+/// naive way (a brand-new ticket, the memory never asked).
+#[component]
+pub fn LaunderKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
+    view! {
+        <fieldset class="knobs" data-testid="launder-knobs">
+            <legend>"For this move"</legend>
+            <div class="knob-row">
+                <label class="toggle">
+                    <input type="checkbox" data-testid="launder-single-use" prop:checked=move || link.with(|l| l.knobs.single_use)
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.single_use = on); }/>
+                    "Single use: remember redeemed tickets"
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" data-testid="naive-ask-again" prop:checked=move || link.with(|l| l.knobs.naive_ask_again)
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.naive_ask_again = on); }/>
+                    "Naive server: asking again mints a brand-new ticket without asking the memory"
+                </label>
+            </div>
+        </fieldset>
+    }
+}
+
 /// "Break it": what replica B checks, which key it holds, and how tickets are sealed.
 #[component]
 pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {

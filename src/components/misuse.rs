@@ -1,7 +1,7 @@
 use leptos::prelude::*;
-use mrtr_core::checks::Check;
 use mrtr_world::misuse::{play, Move};
 
+use super::knobs::LaunderKnobs;
 use super::CheckList;
 use crate::state::link::{Link, Widget};
 
@@ -15,10 +15,6 @@ const PREDICTIONS: [(&str, &str); 7] = [
     ("answer", "Asked again (no answer)"),
     ("single-use", "Stopped by single use"),
 ];
-
-fn truth(first: Option<Check>) -> &'static str {
-    first.map(|c| c.id()).unwrap_or("deploys")
-}
 
 /// bob holds a ticket for staging; the reader plays the client or a thief.
 #[component]
@@ -40,7 +36,7 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
     view! {
         <section class="card widget misuse" id="misuse" aria-labelledby="misuse-h" data-testid="misuse">
             <h2 id="misuse-h">"Misuse the ticket"</h2>
-            <p class="intro">"bob asked for a staging deploy, and the server answered with a question and a ticket. Now you hold that ticket: act as bob's client, or as whoever stole it, and choose what to send. Just one of the nine moves ends in a clean deploy."</p>
+            <p class="intro">"bob asked for a staging deploy, and the server answered with a question and a ticket. Now you hold that ticket: act as bob's client, or as whoever stole it, and choose what to send. Just one of the ten moves ends in one clean deploy."</p>
             <label class="toggle">
                 <input type="checkbox" data-testid="predict" prop:checked=move || predict.get()
                     on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { l.predict = on; l.widget = Widget::Misuse; }); }/>
@@ -58,6 +54,10 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                     </label>
                 }).collect_view()}
             </fieldset>
+            <Show when=move || mv.get() == Some(Move::Launder)>
+                <p class="note" data-testid="launder-note">{move || launder_note(knobs.get())}</p>
+                <LaunderKnobs link=link widget=Widget::Misuse/>
+            </Show>
             <Show when=move || predict.get() && mv.get().is_some() && !revealed.get()>
                 <fieldset class="predict" data-testid="prediction">
                     <legend>"What will replica B do?"</legend>
@@ -72,12 +72,13 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
             </Show>
             <Show when=show>
                 {move || outcome.get().map(|o| {
-                    let right = guess.get().map(|g| g == truth(o.first_failure()));
+                    let truth = o.upshot().id();
+                    let right = guess.get().map(|g| g == truth);
                     view! {
                         {right.map(|r| view! {
                             <p class=if r { "feedback ok" } else { "feedback refused" } role="status" data-testid="prediction-feedback">
                                 {if r { "You called it." } else { "Not this time." }}
-                                {format!(" The answer: {}.", PREDICTIONS.iter().find(|(id, _)| *id == truth(o.first_failure())).map(|(_, l)| *l).unwrap_or(""))}
+                                {format!(" The answer: {}.", PREDICTIONS.iter().find(|(id, _)| *id == truth).map(|(_, l)| *l).unwrap_or(""))}
                             </p>
                         })}
                         <ol class="attempts" data-testid="attempts">
@@ -106,5 +107,14 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                 })}
             </Show>
         </section>
+    }
+}
+
+/// What the laundering move tests under these settings, in a sentence.
+fn launder_note(k: mrtr_world::Knobs) -> &'static str {
+    match (k.single_use, k.naive_ask_again) {
+        (false, _) => "Single use is off, so the server remembers nothing it redeemed: the same retry deploys as often as it is sent, and there is nothing to launder. Turn single use on.",
+        (true, false) => "With single use on, the retry without its answer is looked up in the memory of redeemed tickets before the question is asked again: a spent ticket is refused there. Tickets re-issued while asking again keep the first ticket's id and deadline, so one flow can be redeemed only once.",
+        (true, true) => "This naive server asks again without looking in its memory and mints a brand-new ticket, new id and new deadline. The fresh ticket was never redeemed, so it deploys a second time.",
     }
 }

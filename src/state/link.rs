@@ -189,6 +189,9 @@ impl Link {
         if k.store == StoreMode::PerReplica {
             parts.push("store=replica".into());
         }
+        if k.naive_ask_again {
+            parts.push("naive=1".into());
+        }
         if k.b_key_differs {
             parts.push("bkey=other".into());
         }
@@ -282,6 +285,11 @@ impl Link {
                 "single" => match value {
                     "1" => link.knobs.single_use = true,
                     "0" => link.knobs.single_use = false,
+                    _ => bad(&mut notes),
+                },
+                "naive" => match value {
+                    "1" => link.knobs.naive_ask_again = true,
+                    "0" => link.knobs.naive_ask_again = false,
                     _ => bad(&mut notes),
                 },
                 "store" => match value {
@@ -390,13 +398,14 @@ mod tests {
         l.knobs.seal = Seal::Sealed;
         l.knobs.single_use = true;
         l.knobs.store = StoreMode::PerReplica;
+        l.knobs.naive_ask_again = true;
         l.knobs.b_key_differs = true;
         l.knobs.policy_b.signature = false;
         l.knobs.policy_b.expiry = false;
         l.knobs.policy_a.principal = false;
         l.knobs.seed = 9;
         let f = l.to_fragment();
-        assert_eq!(f, "w=roundtrip&end=tampered&step=4&speed=2&ttl=60&seal=aead&single=1&store=replica&bkey=other&offa=principal&offb=signature,expiry&seed=9");
+        assert_eq!(f, "w=roundtrip&end=tampered&step=4&speed=2&ttl=60&seal=aead&single=1&store=replica&naive=1&bkey=other&offa=principal&offb=signature,expiry&seed=9");
         assert_eq!(Link::parse(&format!("#{f}")), (l.clone(), vec![]));
         l.widget = Widget::Misuse;
         l.ticket = Some("v1.abc.d e&f=g#h\u{e9}".into());

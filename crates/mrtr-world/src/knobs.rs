@@ -20,6 +20,9 @@ pub struct Knobs {
     pub seal: Seal,
     pub single_use: bool,
     pub store: StoreMode,
+    /// Both replicas answer a retry without its answer the naive way: a brand-new ticket,
+    /// the redemption store never asked (see `ServerConfig::naive_ask_again`).
+    pub naive_ask_again: bool,
     /// Replica B holds a different key from A (and so refuses A's tickets).
     pub b_key_differs: bool,
     /// The checks each replica runs.
@@ -36,6 +39,7 @@ impl Default for Knobs {
             seal: Seal::Signed,
             single_use: false,
             store: StoreMode::Shared,
+            naive_ask_again: false,
             b_key_differs: false,
             policy_a: CheckPolicy::default(),
             policy_b: CheckPolicy::default(),

@@ -22,10 +22,11 @@ pub enum Move {
     WithoutAnswer,
     ChangeOneChar,
     Forge,
+    Launder,
 }
 
 impl Move {
-    pub const ALL: [Move; 9] = [
+    pub const ALL: [Move; 10] = [
         Move::Honest,
         Move::EditToProd,
         Move::AliceReplays,
@@ -35,6 +36,7 @@ impl Move {
         Move::WithoutAnswer,
         Move::ChangeOneChar,
         Move::Forge,
+        Move::Launder,
     ];
 
     pub fn id(self) -> &'static str {
@@ -48,6 +50,7 @@ impl Move {
             Move::WithoutAnswer => "noanswer",
             Move::ChangeOneChar => "onechar",
             Move::Forge => "forge",
+            Move::Launder => "launder",
         }
     }
 
@@ -66,6 +69,9 @@ impl Move {
             Move::WithoutAnswer => "Retry without the answer",
             Move::ChangeOneChar => "Change one character of the ticket",
             Move::Forge => "Forge a ticket with a key you made up",
+            Move::Launder => {
+                "Deploy, then send the spent ticket without the answer and redeem the fresh one"
+            }
         }
     }
 
@@ -100,7 +106,39 @@ pub struct Outcome {
     pub attempts: Vec<Attempt>,
 }
 
+/// How a move ended, as the reader predicts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Upshot {
+    /// Some attempt deployed and none was refused.
+    Deployed,
+    /// Nothing deployed and nothing was refused: the server asked its question again.
+    AskedAgain,
+    /// An attempt was refused at this check.
+    Refused(Check),
+}
+
+impl Upshot {
+    /// A stable name: "deploys", "answer" (asked again) or the check's id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Upshot::Deployed => "deploys",
+            Upshot::AskedAgain => "answer",
+            Upshot::Refused(c) => c.id(),
+        }
+    }
+}
+
 impl Outcome {
+    /// How the move ended: a refusal anywhere decides it, then any deploy, then a repeated
+    /// question.
+    pub fn upshot(&self) -> Upshot {
+        match (self.first_failure(), self.deploys()) {
+            (Some(c), _) => Upshot::Refused(c),
+            (None, 0) => Upshot::AskedAgain,
+            (None, _) => Upshot::Deployed,
+        }
+    }
+
     /// The first failing check of the first refused attempt.
     pub fn first_failure(&self) -> Option<Check> {
         self.attempts
@@ -146,6 +184,34 @@ pub fn one_char(ticket: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Sends one request of a move to replica B and records what came of it.
+fn attempt(
+    w: &mut crate::world::World,
+    who: &Principal,
+    at_s: u64,
+    msg: Value,
+    what: String,
+) -> Attempt {
+    let j = judge(w, Replica::B, who, at_s, &msg);
+    let deployed = j
+        .response
+        .pointer("/result/content/0/text")
+        .and_then(Value::as_str)
+        .filter(|t| t.starts_with("deployed"))
+        .map(str::to_owned);
+    Attempt {
+        what,
+        bearer: format!("{who}-token"),
+        at_s,
+        request: msg,
+        response: j.response,
+        verdict: j.verdict,
+        answer: j.answer,
+        detail: j.detail,
+        deployed,
+    }
 }
 
 pub fn play(knobs: Knobs, mv: Move) -> Option<Outcome> {
@@ -212,27 +278,33 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Outcome> {
             with_ticket(&m.retry, &forged(&m.claims)),
             "a ticket for prod signed with a made-up key".into(),
         )],
+        Move::Launder => vec![
+            (bob(), 8, m.retry.clone(), "the honest retry".into()),
+            (
+                bob(),
+                10,
+                with_id(&without_answer(&m.retry), 7),
+                "the same ticket again, the answer stripped off".into(),
+            ),
+        ],
     };
     let mut attempts = Vec::new();
     for (who, at_s, msg, what) in plan {
-        let j = judge(&mut w, Replica::B, &who, at_s, &msg);
-        let deployed = j
-            .response
-            .pointer("/result/content/0/text")
+        attempts.push(attempt(&mut w, &who, at_s, msg, what));
+    }
+    if mv == Move::Launder {
+        // Only a server that answered the stripped retry with a fresh ticket can be asked
+        // to redeem it.
+        let fresh = attempts
+            .last()
+            .and_then(|a| a.response.pointer("/result/requestState"))
             .and_then(Value::as_str)
-            .filter(|t| t.starts_with("deployed"))
             .map(str::to_owned);
-        attempts.push(Attempt {
-            what,
-            bearer: format!("{who}-token"),
-            at_s,
-            request: msg,
-            response: j.response,
-            verdict: j.verdict,
-            answer: j.answer,
-            detail: j.detail,
-            deployed,
-        });
+        if let Some(t) = fresh {
+            let msg = with_id(&with_ticket(&m.retry, &t), 8);
+            let what = "the retry again, carrying the fresh ticket".to_owned();
+            attempts.push(attempt(&mut w, &bob(), 12, msg, what));
+        }
     }
     Some(Outcome {
         ticket: m.ticket,
@@ -255,9 +327,50 @@ mod tests {
         assert_eq!(first(Move::WaitFiveMinutes), Some(Check::Expiry));
         assert_eq!(first(Move::AttachToProd), Some(Check::Request));
         assert_eq!(first(Move::SendTwice), None);
-        assert_eq!(first(Move::WithoutAnswer), Some(Check::Answer));
+        // Not a refusal: the question comes again.
+        assert_eq!(first(Move::WithoutAnswer), None);
+        assert_eq!(
+            play(k, Move::WithoutAnswer).unwrap().upshot(),
+            Upshot::AskedAgain
+        );
+        assert_eq!(play(k, Move::Honest).unwrap().upshot(), Upshot::Deployed);
+        assert_eq!(
+            play(k, Move::Forge).unwrap().upshot(),
+            Upshot::Refused(Check::Signature)
+        );
         assert_eq!(first(Move::ChangeOneChar), Some(Check::Signature));
         assert_eq!(first(Move::Forge), Some(Check::Signature));
+        // Without single use there is nothing to launder: it deploys twice, like sending twice.
+        assert_eq!(first(Move::Launder), None);
+    }
+
+    #[test]
+    fn laundering_is_refused_by_ours_and_deploys_twice_on_a_naive_server() {
+        let ours = Knobs {
+            single_use: true,
+            ..Knobs::default()
+        };
+        let o = play(ours, Move::Launder).unwrap();
+        assert_eq!(o.attempts.len(), 2, "no fresh ticket to redeem");
+        assert_eq!(o.deploys(), 1);
+        assert_eq!(o.first_failure(), Some(Check::SingleUse));
+        assert_eq!(
+            o.attempts[1].response["error"]["message"],
+            "Invalid or expired requestState"
+        );
+        let naive = Knobs {
+            naive_ask_again: true,
+            ..ours
+        };
+        let o = play(naive, Move::Launder).unwrap();
+        assert_eq!(o.attempts.len(), 3);
+        assert_eq!(
+            o.attempts[1].response["result"]["resultType"],
+            "input_required"
+        );
+        assert!(o.attempts[1].answer.starts_with("Asked again"));
+        assert_eq!(o.deploys(), 2, "the naive server deploys twice");
+        assert_eq!(o.first_failure(), None);
     }
 
     #[test]

@@ -318,7 +318,7 @@ mod tests {
         );
         assert_eq!(
             l.lines[7].json["error"]["data"]["supported"],
-            json!(["2026-07-28", "2025-11-25"])
+            json!(["2026-07-28"])
         );
         assert!(l
             .text()

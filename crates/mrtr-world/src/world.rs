@@ -45,6 +45,7 @@ impl World {
                     name: format!("replica-{}", r.name().to_ascii_lowercase()),
                     ttl_s: knobs.ttl_s,
                     policy: knobs.policy(r),
+                    naive_ask_again: knobs.naive_ask_again,
                     ..ServerConfig::default()
                 },
                 Codec::new(Keyring::new(key(kid, secret)), knobs.seal),
@@ -190,7 +191,8 @@ impl World {
                         .unwrap_or("completed")
                         .to_owned(),
                 },
-                TraceEvent::Asked { .. } => continue,
+                // The lab's deploy sends no progress.
+                TraceEvent::Asked { .. } | TraceEvent::Notified(_) => continue,
             };
             self.push(kind);
         }
