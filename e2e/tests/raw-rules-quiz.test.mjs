@@ -14,7 +14,7 @@ test('run it raw: both eras side by side, and breaking the ticket', async () => 
   assert.match(await lane('modern', 'open'), /--> .*server\/discover/);
   assert.match(await lane('modern', 'ask'), /<-- .*"resultType":"input_required"/);
   assert.match(await lane('modern', 'finish'), /deployed to prod/);
-  assert.match(await lane('modern', 'version'), /-32022.*"supported":\["2026-07-28","2025-11-25"\]/);
+  assert.match(await lane('modern', 'version'), /-32022.*"supported":\["2026-07-28"\]/);
   assert.match(await lane('legacy', 'open'), /--> .*"method":"initialize"/);
   assert.match(await lane('legacy', 'ask'), /<-- .*"method":"elicitation\/create"/);
   assert.match(await lane('legacy', 'finish'), /deployed to prod/);

@@ -83,15 +83,36 @@ test('timeline: the lesson\'s table, and the clock moves rows', async () => {
 test('misuse: every move meets the check the lesson says', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=misuse' });
   await waitForApp(page);
-  const expected = { honest: null, edit: 'signature', alice: 'principal', wait: 'expiry', prod: 'request', twice: null, noanswer: 'answer', onechar: 'signature', forge: 'signature' };
+  const expected = { honest: null, edit: 'signature', alice: 'principal', wait: 'expiry', prod: 'request', twice: null, noanswer: null, onechar: 'signature', forge: 'signature', launder: null };
   for (const [move, check] of Object.entries(expected)) {
     await page.getByTestId(`move-${move}`).check();
     const failed = await page.getByTestId('attempts').locator('li.check.failed').evaluateAll((els) => els.map((e) => e.dataset.check));
     assert.deepEqual(failed.slice(0, 1), check ? [check] : [], move);
   }
+  // A retry without the answer is asked again, not refused.
+  await page.getByTestId('move-noanswer').check();
+  assert.equal(await page.getByTestId('attempts').locator('li.check.asked-again').getAttribute('data-check'), 'answer');
+  assert.match(await page.getByTestId('attempts').getByTestId('verdict').textContent(), /Asked again/);
   // Sent twice deploys twice; only the honest move deploys exactly once.
   await page.getByTestId('move-twice').check();
   assert.equal((await page.getByTestId('misuse-answer').allTextContents()).filter((t) => t.includes('deployed')).length, 2);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('misuse: laundering deploys twice on a naive server and is refused by ours', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=launder' });
+  await waitForApp(page);
+  const deployed = async () => (await page.getByTestId('misuse-answer').allTextContents()).filter((t) => t.includes('deployed')).length;
+  assert.match(await page.getByTestId('launder-note').textContent(), /Single use is off/);
+  await page.getByTestId('launder-single-use').check();
+  assert.equal(await page.getByTestId('misuse-answer').count(), 2, 'no fresh ticket to redeem');
+  assert.equal(await deployed(), 1);
+  assert.equal(await page.getByTestId('attempts').locator('li.check.failed').last().getAttribute('data-check'), 'single-use');
+  await page.getByTestId('naive-ask-again').check();
+  assert.equal(await page.getByTestId('misuse-answer').count(), 3);
+  assert.equal(await deployed(), 2, 'the naive server deploys twice');
+  assert.match(page.url(), /naive=1/);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -94,7 +94,7 @@ pub const QUESTIONS: &[Question] = &[
             ("Completes with a default answer", false),
         ],
         multi: false,
-        explanation: "A missing answer is not an attack: the server asks again, and the ticket is not used up.",
+        explanation: "A missing answer is not an attack: the server asks again. The ticket is not used up, but a single-use server first looks it up, so a spent one is refused rather than traded for a fresh question.",
         link: "w=misuse&move=noanswer",
     },
     Question {

@@ -73,7 +73,7 @@ impl Check {
             Check::Principal => "a stolen ticket used by someone else",
             Check::Expiry => "a leaked ticket used long after",
             Check::Request => "a ticket spent on a different request",
-            Check::Answer => "a retry that skips the question",
+            Check::Answer => "work done without the user's answer (the server asks again)",
             Check::SingleUse => "the same retry redeemed twice",
         }
     }
