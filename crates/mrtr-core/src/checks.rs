@@ -294,7 +294,7 @@ pub fn verify(
     codec: &Codec,
     presented: &Presented<'_>,
     policy: &CheckPolicy,
-    store: Option<&mut dyn RedemptionStore>,
+    store: Option<&dyn RedemptionStore>,
 ) -> Verdict {
     let mut outcomes = Vec::with_capacity(Check::ALL.len());
     let mut failed = false;

@@ -116,7 +116,7 @@ impl Connection {
     /// Parses and handles one line of text.
     pub fn receive_text(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         text: &str,
         ctx: &mut CallContext<'_>,
     ) -> Delivery {
@@ -153,7 +153,7 @@ impl Connection {
     /// Handles one incoming message.
     pub fn receive(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         message: &Value,
         ctx: &mut CallContext<'_>,
     ) -> Delivery {
@@ -166,7 +166,7 @@ impl Connection {
 
     fn dispatch(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         message: &Value,
         ctx: &mut CallContext<'_>,
     ) -> Delivery {
@@ -231,7 +231,7 @@ impl Connection {
 
     fn legacy_request(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         id: RequestId,
         method: &str,
         params: Option<Value>,
@@ -298,7 +298,7 @@ impl Connection {
     /// sends the next round of server→client requests.
     fn run_round(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         mut call: ShimCall,
         ctx: &mut CallContext<'_>,
     ) -> Delivery {
@@ -415,7 +415,7 @@ impl Connection {
     /// The client answered one of the shim's requests.
     fn answer(
         &mut self,
-        server: &mut Server,
+        server: &Server,
         id: &RequestId,
         answer: Result<Value, RpcError>,
         ctx: &mut CallContext<'_>,

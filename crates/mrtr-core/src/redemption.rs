@@ -28,14 +28,16 @@ pub enum Lookup {
 }
 
 /// A memory of redeemed ticket ids. Replicas that must refuse each other's repeats share
-/// one (behind `Arc<Mutex<_>>` here; a database or cache in production).
+/// one (an `Arc` here; Redis behind the native server). Methods take `&self`: a store is
+/// shared by the requests a server handles at once, and records atomically.
 pub trait RedemptionStore {
-    /// Records `ticket_id` (valid until `expires_s`) unless it was recorded before.
-    fn redeem(&mut self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption;
+    /// Records `ticket_id` (valid until `expires_s`) unless it was recorded before; exactly
+    /// one of any number of racing calls for the same id gets `First`.
+    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption;
     /// Whether `ticket_id` was redeemed, recording nothing: the ask-again path uses it so a
     /// spent ticket cannot be traded for a fresh question.
-    fn lookup(&mut self, ticket_id: &str, now_s: u64) -> Lookup;
-    /// How many ids are remembered.
+    fn lookup(&self, ticket_id: &str, now_s: u64) -> Lookup;
+    /// How many redemptions this holder knows of (a remote store counts only its own).
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -44,9 +46,9 @@ pub trait RedemptionStore {
 
 /// In-memory store: bounded, and ids are forgotten once their ticket has expired (an
 /// expired ticket is refused by the expiry check anyway).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct MemoryStore {
-    redeemed: BTreeMap<String, u64>,
+    redeemed: Mutex<BTreeMap<String, u64>>,
     capacity: usize,
 }
 
@@ -55,13 +57,9 @@ impl MemoryStore {
 
     pub fn new(capacity: usize) -> MemoryStore {
         MemoryStore {
-            redeemed: BTreeMap::new(),
+            redeemed: Mutex::new(BTreeMap::new()),
             capacity: capacity.max(1),
         }
-    }
-
-    fn evict_expired(&mut self, now_s: u64) {
-        self.redeemed.retain(|_, exp| *exp > now_s);
     }
 }
 
@@ -72,54 +70,51 @@ impl Default for MemoryStore {
 }
 
 impl RedemptionStore for MemoryStore {
-    fn redeem(&mut self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
-        if self.redeemed.contains_key(ticket_id) {
+    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
+        // A poisoned lock means another thread panicked mid-update: refuse.
+        let Ok(mut redeemed) = self.redeemed.lock() else {
+            return Redemption::Unavailable;
+        };
+        if redeemed.contains_key(ticket_id) {
             return Redemption::Repeat;
         }
-        if self.redeemed.len() >= self.capacity {
-            self.evict_expired(now_s);
-            if self.redeemed.len() >= self.capacity {
+        if redeemed.len() >= self.capacity {
+            redeemed.retain(|_, exp| *exp > now_s);
+            if redeemed.len() >= self.capacity {
                 return Redemption::Full;
             }
         }
-        self.redeemed.insert(ticket_id.to_owned(), expires_s);
+        redeemed.insert(ticket_id.to_owned(), expires_s);
         Redemption::First
     }
 
-    fn lookup(&mut self, ticket_id: &str, _now_s: u64) -> Lookup {
-        if self.redeemed.contains_key(ticket_id) {
-            Lookup::Redeemed
-        } else {
-            Lookup::NotRedeemed
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.redeemed.len()
-    }
-}
-
-/// A store shared between replicas.
-pub type SharedStore = Arc<Mutex<MemoryStore>>;
-
-impl<S: RedemptionStore> RedemptionStore for Arc<Mutex<S>> {
-    fn redeem(&mut self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
-        match self.lock() {
-            Ok(mut s) => s.redeem(ticket_id, expires_s, now_s),
-            // A poisoned lock means another thread panicked mid-update: refuse.
-            Err(_) => Redemption::Unavailable,
-        }
-    }
-
-    fn lookup(&mut self, ticket_id: &str, now_s: u64) -> Lookup {
-        match self.lock() {
-            Ok(mut s) => s.lookup(ticket_id, now_s),
+    fn lookup(&self, ticket_id: &str, _now_s: u64) -> Lookup {
+        match self.redeemed.lock() {
+            Ok(r) if r.contains_key(ticket_id) => Lookup::Redeemed,
+            Ok(_) => Lookup::NotRedeemed,
             Err(_) => Lookup::Unavailable,
         }
     }
 
     fn len(&self) -> usize {
-        self.lock().map(|s| s.len()).unwrap_or(0)
+        self.redeemed.lock().map(|r| r.len()).unwrap_or(0)
+    }
+}
+
+/// A store shared between replicas.
+pub type SharedStore = Arc<MemoryStore>;
+
+impl<S: RedemptionStore + ?Sized> RedemptionStore for Arc<S> {
+    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
+        (**self).redeem(ticket_id, expires_s, now_s)
+    }
+
+    fn lookup(&self, ticket_id: &str, now_s: u64) -> Lookup {
+        (**self).lookup(ticket_id, now_s)
+    }
+
+    fn len(&self) -> usize {
+        (**self).len()
     }
 }
 
@@ -129,7 +124,7 @@ mod tests {
 
     #[test]
     fn second_redemption_is_a_repeat() {
-        let mut s = MemoryStore::default();
+        let s = MemoryStore::default();
         assert_eq!(s.redeem("a", 120, 10), Redemption::First);
         assert_eq!(s.redeem("a", 120, 11), Redemption::Repeat);
         assert_eq!(s.redeem("b", 120, 11), Redemption::First);
@@ -141,7 +136,7 @@ mod tests {
 
     #[test]
     fn bounded_and_evicts_by_expiry() {
-        let mut s = MemoryStore::new(2);
+        let s = MemoryStore::new(2);
         assert_eq!(s.redeem("a", 100, 0), Redemption::First);
         assert_eq!(s.redeem("b", 200, 0), Redemption::First);
         assert_eq!(s.redeem("c", 300, 50), Redemption::Full);
@@ -151,9 +146,32 @@ mod tests {
 
     #[test]
     fn shared_between_holders() {
-        let shared: SharedStore = Arc::new(Mutex::new(MemoryStore::default()));
-        let (mut a, mut b) = (shared.clone(), shared.clone());
+        let shared: SharedStore = Arc::new(MemoryStore::default());
+        let (a, b) = (shared.clone(), shared.clone());
         assert_eq!(a.redeem("t", 120, 0), Redemption::First);
         assert_eq!(b.redeem("t", 120, 1), Redemption::Repeat);
+    }
+}
+
+#[cfg(test)]
+mod race {
+    use super::*;
+
+    #[test]
+    fn exactly_one_of_many_racing_redemptions_wins() {
+        let store: SharedStore = Arc::new(MemoryStore::default());
+        for trial in 0..20 {
+            let id = format!("t{trial}");
+            let wins: usize = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..8)
+                    .map(|_| s.spawn(|| store.redeem(&id, 100, 0) == Redemption::First))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| usize::from(h.join().unwrap_or(false)))
+                    .sum()
+            });
+            assert_eq!(wins, 1, "trial {trial}");
+        }
     }
 }

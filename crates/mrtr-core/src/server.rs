@@ -122,7 +122,7 @@ pub struct Server {
     pub config: ServerConfig,
     pub codec: Codec,
     pub catalog: Catalog,
-    store: Box<dyn RedemptionStore + Send>,
+    store: Box<dyn RedemptionStore + Send + Sync>,
 }
 
 impl std::fmt::Debug for Server {
@@ -155,7 +155,7 @@ impl Server {
     }
 
     /// Replaces the redemption store (a shared one lets replicas refuse each other's repeats).
-    pub fn with_store(mut self, store: Box<dyn RedemptionStore + Send>) -> Server {
+    pub fn with_store(mut self, store: Box<dyn RedemptionStore + Send + Sync>) -> Server {
         self.store = store;
         self
     }
@@ -165,7 +165,7 @@ impl Server {
     }
 
     /// Handles one message given as text (malformed JSON gets -32700).
-    pub fn handle_text(&mut self, text: &str, ctx: &mut CallContext<'_>) -> Reply {
+    pub fn handle_text(&self, text: &str, ctx: &mut CallContext<'_>) -> Reply {
         match serde_json::from_str::<Value>(text) {
             Ok(v) => self.handle(&v, ctx),
             Err(e) => refuse(
@@ -178,7 +178,7 @@ impl Server {
     }
 
     /// Handles one 2026-07-28 message.
-    pub fn handle(&mut self, message: &Value, ctx: &mut CallContext<'_>) -> Reply {
+    pub fn handle(&self, message: &Value, ctx: &mut CallContext<'_>) -> Reply {
         let (id, method, params) = match Message::from_value(message) {
             Ok(Message::Request { id, method, params }) => (id, method, params),
             Ok(_) => {
@@ -242,7 +242,7 @@ impl Server {
     /// Spends a ticket whose handler finished without the answer it waited for (single use
     /// only): the first time succeeds, any later one is refused like a repeat.
     fn spend(
-        &mut self,
+        &self,
         flow: &Claims,
         now_s: u64,
         trace: &mut Vec<TraceEvent>,
@@ -256,7 +256,7 @@ impl Server {
             Redemption::Full => Refusal::StoreFull,
             Redemption::Unavailable => Refusal::StoreUnavailable,
         };
-        let e = RpcError::invalid_request_state();
+        let e = refusal_error(&refusal);
         trace.push(TraceEvent::Refused {
             error: e.clone(),
             detail: format!("{} check failed: {refusal}", Check::SingleUse.id()),
@@ -312,7 +312,7 @@ impl Server {
     /// handler, and either complete or ask (sealing the handler's state into a new ticket).
     /// The legacy shim calls this too, with the capabilities declared at `initialize`.
     pub fn call(
-        &mut self,
+        &self,
         method: &str,
         params: &Value,
         caps: &ClientCapabilities,
@@ -326,7 +326,7 @@ impl Server {
     /// [`Server::call`] with the lifetime of any new ticket given: the legacy shim keeps its
     /// tickets in-process while a person answers, and sizes their life to its own wait.
     pub fn call_with_ttl(
-        &mut self,
+        &self,
         method: &str,
         params: &Value,
         caps: &ClientCapabilities,
@@ -382,12 +382,12 @@ impl Server {
                 let policy = &self.config.policy;
                 let verdict = if self.config.naive_ask_again {
                     // The naive server never consults its store on the ask-again path.
-                    let mut store = NeverLooksUp(self.store.as_mut());
-                    verify(&self.codec, &presented, policy, Some(&mut store))
+                    let store = NeverLooksUp(self.store.as_ref());
+                    verify(&self.codec, &presented, policy, Some(&store))
                 } else {
-                    verify(&self.codec, &presented, policy, Some(self.store.as_mut()))
+                    verify(&self.codec, &presented, policy, Some(self.store.as_ref()))
                 };
-                let failure = verdict.first_failure().map(|(c, r)| (c, r.to_string()));
+                let failure = verdict.first_failure().map(|(c, r)| (c, r.clone()));
                 state = verdict.claims.as_ref().map(|c| c.state.clone());
                 if verdict.unanswered().is_some() && !self.config.naive_ask_again {
                     lineage = verdict.claims.clone();
@@ -396,11 +396,11 @@ impl Server {
                     ticket: ticket.clone(),
                     verdict,
                 });
-                if let Some((check, reason)) = failure {
-                    let e = RpcError::invalid_request_state();
+                if let Some((check, refusal)) = failure {
+                    let e = refusal_error(&refusal);
                     trace.push(TraceEvent::Refused {
                         error: e.clone(),
-                        detail: format!("{} check failed: {reason}", check.id()),
+                        detail: format!("{} check failed: {refusal}", check.id()),
                     });
                     return Err(e);
                 }
@@ -534,16 +534,29 @@ impl Server {
     }
 }
 
+/// The error a refused ticket gets on the wire. Every fault of the ticket gets the same
+/// -32602, so a caller learns nothing from probing; a redemption store that is full or
+/// down is the server's fault, not the ticket's: -32603, and the ticket is not spent, so
+/// the same retry may succeed later.
+fn refusal_error(refusal: &Refusal) -> RpcError {
+    match refusal {
+        Refusal::StoreFull | Refusal::StoreUnavailable => RpcError::internal(
+            "The server cannot record redemptions right now; nothing was done. Send the same retry again later.",
+        ),
+        _ => RpcError::invalid_request_state(),
+    }
+}
+
 /// A store seen through a naive server's eyes: it records redemptions but is never asked
 /// whether a ticket was spent before a question is asked again.
-struct NeverLooksUp<'a>(&'a mut (dyn RedemptionStore + Send));
+struct NeverLooksUp<'a>(&'a (dyn RedemptionStore + Send + Sync));
 
 impl RedemptionStore for NeverLooksUp<'_> {
-    fn redeem(&mut self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
+    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
         self.0.redeem(ticket_id, expires_s, now_s)
     }
 
-    fn lookup(&mut self, _ticket_id: &str, _now_s: u64) -> Lookup {
+    fn lookup(&self, _ticket_id: &str, _now_s: u64) -> Lookup {
         Lookup::NotRedeemed
     }
 

@@ -66,6 +66,10 @@ impl Seal {
 pub enum KeyError {
     TooShort(usize),
     EmptyId,
+    /// A keyring needs at least one key.
+    NoKeys,
+    /// Two keys of one keyring share an id.
+    DuplicateId(String),
 }
 
 impl std::fmt::Display for KeyError {
@@ -78,6 +82,8 @@ impl std::fmt::Display for KeyError {
                 )
             }
             KeyError::EmptyId => write!(f, "a ticket key needs a non-empty id"),
+            KeyError::NoKeys => write!(f, "a keyring needs at least one key"),
+            KeyError::DuplicateId(id) => write!(f, "two keys share the id {id:?}"),
         }
     }
 }
@@ -149,6 +155,29 @@ pub struct Keyring {
 impl Keyring {
     pub fn new(key: Key) -> Keyring {
         Keyring { keys: vec![key] }
+    }
+
+    /// A keyring of several keys: the first signs, every one verifies (a fleet rolls a key
+    /// by adding it everywhere, then signing with it, then retiring the old one).
+    pub fn of(keys: Vec<Key>) -> Result<Keyring, KeyError> {
+        if keys.is_empty() {
+            return Err(KeyError::NoKeys);
+        }
+        for (i, k) in keys.iter().enumerate() {
+            if keys[..i].iter().any(|o| o.id == k.id) {
+                return Err(KeyError::DuplicateId(k.id.clone()));
+            }
+        }
+        Ok(Keyring { keys })
+    }
+
+    /// The ids of the keys, the signing key first.
+    pub fn ids(&self) -> Vec<&str> {
+        self.keys.iter().map(|k| k.id.as_str()).collect()
+    }
+
+    fn get(&self, id: &str) -> Option<&Key> {
+        self.keys.iter().find(|k| k.id == id)
     }
 
     /// Makes `key` the signing key; older keys keep verifying.
@@ -257,11 +286,19 @@ impl Claims {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpenError {
     TooLong(usize),
-    BadCharacter { at: usize },
+    BadCharacter {
+        at: usize,
+    },
     UnknownFormat,
-    BadBase64 { part: &'static str },
-    WrongLength { part: &'static str },
+    BadBase64 {
+        part: &'static str,
+    },
+    WrongLength {
+        part: &'static str,
+    },
     BadMac,
+    /// Signed with a key this server does not hold (never had, or retired).
+    UnknownKey(String),
     CannotDecrypt,
     BadPayload(String),
 }
@@ -283,6 +320,12 @@ impl std::fmt::Display for OpenError {
             }
             OpenError::WrongLength { part } => write!(f, "the {part} has the wrong length"),
             OpenError::BadMac => write!(f, "signature does not match the payload"),
+            OpenError::UnknownKey(kid) => {
+                write!(
+                    f,
+                    "signed with key {kid:?}, which this server does not hold"
+                )
+            }
             OpenError::CannotDecrypt => {
                 write!(f, "cannot decrypt: wrong key or altered ciphertext")
             }
@@ -362,13 +405,17 @@ impl Codec {
                 if tag.len() != MAC_LEN {
                     return Err(OpenError::WrongLength { part: "signature" });
                 }
-                let ok = self
+                // The ticket names its key; the MAC covers that name, so it cannot be
+                // swapped. (Whether it is genuine is only known once the MAC matches.)
+                let kid = serde_json::from_slice::<KidOnly>(&payload)
+                    .map_err(|e| OpenError::BadPayload(e.to_string()))?
+                    .kid;
+                let key = self
                     .keyring
-                    .keys
-                    .iter()
-                    // verify_slice compares in constant time.
-                    .any(|k| k.mac(signed.as_bytes()).verify_slice(&tag).is_ok());
-                if !ok {
+                    .get(&kid)
+                    .ok_or_else(|| OpenError::UnknownKey(kid.clone()))?;
+                // verify_slice compares in constant time.
+                if key.mac(signed.as_bytes()).verify_slice(&tag).is_err() {
                     return Err(OpenError::BadMac);
                 }
                 parse_claims(&payload)
@@ -483,6 +530,12 @@ fn decode(part: &str, name: &'static str) -> Result<Vec<u8>, OpenError> {
         .map_err(|_| OpenError::BadBase64 { part: name })
 }
 
+/// Just the key id of a signed payload, read before the MAC is checked.
+#[derive(Deserialize)]
+struct KidOnly {
+    kid: String,
+}
+
 fn parse_claims(bytes: &[u8]) -> Result<Claims, OpenError> {
     let c: Claims =
         serde_json::from_slice(bytes).map_err(|e| OpenError::BadPayload(e.to_string()))?;
@@ -563,9 +616,33 @@ mod tests {
         assert_eq!(c.open(&new).unwrap().kid, "k2");
         assert_eq!(c.open(&old).unwrap().kid, "k1");
         c.keyring.retire("k1");
-        assert_eq!(c.open(&old), Err(OpenError::BadMac));
+        assert_eq!(c.open(&old), Err(OpenError::UnknownKey("k1".into())));
         let other = codec(Seal::Signed);
-        assert_eq!(other.open(&new), Err(OpenError::BadMac));
+        assert_eq!(other.open(&new), Err(OpenError::UnknownKey("k2".into())));
+        // A key of the same id but other bytes: the MAC fails.
+        let impostor = Codec::new(
+            Keyring::new(Key::new("k2", &[1u8; 32]).unwrap()),
+            Seal::Signed,
+        );
+        assert_eq!(impostor.open(&new), Err(OpenError::BadMac));
+    }
+
+    #[test]
+    fn keyrings_sign_with_the_first_and_refuse_duplicates() {
+        let k = |id: &str, b: u8| Key::new(id, &[b; 32]).unwrap();
+        let ring = Keyring::of(vec![k("new", 1), k("old", 2)]).unwrap();
+        assert_eq!(ring.ids(), vec!["new", "old"]);
+        assert_eq!(ring.signing_key().id(), "new");
+        assert_eq!(Keyring::of(vec![]).unwrap_err(), KeyError::NoKeys);
+        assert_eq!(
+            Keyring::of(vec![k("a", 1), k("a", 2)]).unwrap_err(),
+            KeyError::DuplicateId("a".into())
+        );
+        // Sealed tickets keep their key id inside: every key is tried.
+        let mut c = Codec::new(Keyring::of(vec![k("old", 2)]).unwrap(), Seal::Sealed);
+        let t = c.mint(&claims(), &mut SeededEntropy::new(3));
+        c.keyring = Keyring::of(vec![k("new", 1), k("old", 2)]).unwrap();
+        assert_eq!(c.open(&t).unwrap().kid, "old");
     }
 
     #[test]

@@ -291,7 +291,7 @@ fn garbage_never_kills_the_connection() {
         "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{}}",
     ] {
         let d = conn.receive_text(
-            &mut s,
+            &s,
             line,
             &mut CallContext {
                 principal: &p,

@@ -166,10 +166,10 @@ fn a_naive_server_launders_a_spent_ticket() {
 struct Down;
 
 impl RedemptionStore for Down {
-    fn redeem(&mut self, _: &str, _: u64, _: u64) -> Redemption {
+    fn redeem(&self, _: &str, _: u64, _: u64) -> Redemption {
         Redemption::Unavailable
     }
-    fn lookup(&mut self, _: &str, _: u64) -> Lookup {
+    fn lookup(&self, _: &str, _: u64) -> Lookup {
         Lookup::Unavailable
     }
     fn len(&self) -> usize {
@@ -183,7 +183,10 @@ fn a_store_that_does_not_answer_refuses_rather_than_accepts() {
     let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
     for (id, answer) in [(2, true), (3, false)] {
         let r = bob(&mut s, 5, &deploy(id, Some(&t1), answer));
-        assert!(r.error().unwrap().is_invalid_request_state());
+        // The server's fault, not the ticket's: -32603, and nothing was done.
+        let e = r.error().unwrap();
+        assert_eq!(e.code, mrtr_core::error::INTERNAL_ERROR);
+        assert!(e.message.contains("nothing was done"), "{e}");
         assert_eq!(
             r.verdict().unwrap().first_failure().unwrap().0,
             Check::SingleUse

@@ -135,7 +135,7 @@ impl Wire {
         let out = self
             .conn
             .receive(
-                &mut self.server,
+                &self.server,
                 msg,
                 &mut CallContext {
                     principal: &self.user,

@@ -66,7 +66,7 @@ fn kinds_label(kinds: &[InputKind]) -> String {
 }
 
 pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
-    let mut server =
+    let server =
         Server::lab(Key::new("k1", SHARED_SECRET).unwrap_or_else(|_| unreachable!("32-byte key")));
     let mut params = params_for(method);
     params["_meta"] = Envelope::new(

@@ -2,7 +2,7 @@
 //! balancer, and the real client. It records everything into a trace as it goes; a scenario
 //! is plain code that drives it, so the same knobs always give the same trace, byte for byte.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use mrtr_core::redemption::MemoryStore;
 use mrtr_core::ticket::{Codec, Key, Keyring};
@@ -59,7 +59,7 @@ impl World {
             replica(Replica::B, SHARED_SECRET, "k1")
         };
         if knobs.store == StoreMode::Shared {
-            let shared = Arc::new(Mutex::new(MemoryStore::default()));
+            let shared = Arc::new(MemoryStore::default());
             a = a.with_store(Box::new(shared.clone()));
             b = b.with_store(Box::new(shared));
         }
