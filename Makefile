@@ -5,7 +5,7 @@ export PATH := $(CURDIR)/tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 PUBLIC_URL ?= ./
 
-.PHONY: setup serve dist lint test test-native test-wasm test-e2e interop bench fuzz-smoke fuzz screenshots clean
+.PHONY: setup serve dist lint test test-native test-wasm test-e2e test-cluster interop bench fuzz-smoke fuzz screenshots cluster cluster-stop clean
 
 setup:
 	@scripts/setup.sh
@@ -37,6 +37,18 @@ test-wasm: setup
 test-e2e: dist
 	cd e2e && npm test
 
+## Fault tests of two real replicas behind nginx with a Redis memory of redemptions (loopback only).
+test-cluster: setup
+	cargo test -p mrtr-native --test cluster -- --ignored --test-threads=1
+
+## Starts Redis, two replicas and nginx on loopback (http://127.0.0.1:8380/mcp); stop with `make cluster-stop`.
+cluster: setup
+	cargo build -q --release -p mrtr-native --bin mrtr-server --bin mrtr-client
+	scripts/cluster.sh start
+
+cluster-stop:
+	scripts/cluster.sh stop
+
 ## Interop with real peers: conformance suite, TypeScript and Python SDKs (installs them into .cache/peers).
 interop: setup
 	scripts/interop.sh
@@ -54,8 +66,8 @@ fuzz: setup
 	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
 
 ## Everything: lint, native tests, a short fuzz run, component tests in Chromium, end-to-end tests of the
-## release build, interop with real MCP peers.
-test: setup lint test-native fuzz-smoke test-wasm test-e2e interop
+## release build, the two-replica fault tests, interop with real MCP peers.
+test: setup lint test-native fuzz-smoke test-wasm test-e2e test-cluster interop
 	@echo "make test: all suites passed"
 
 ## Screenshots of the release build at 1280/375 px, light/dark, into target/screenshots/.

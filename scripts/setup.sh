@@ -4,6 +4,7 @@
 #   wasm32 target · Trunk 0.21.14 · wasm-bindgen-cli = Cargo.lock's wasm-bindgen
 #   wasm-opt from npm binaryen@132 (Debian's binaryen 108 breaks the page) into tools/
 #   Debian chromium + chromium-driver · Playwright (playwright-core, no browser download) in e2e/
+#   Debian nginx + redis-server (the two-replica cluster; installed, never started as services)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -54,4 +55,5 @@ if [ "${SKIP_BROWSER:-}" != 1 ]; then
     echo "$LOCK_SUM" > e2e/node_modules/.lock-sum
   fi
 fi
+[ "${SKIP_CLUSTER:-}" = 1 ] || scripts/cluster.sh install
 say "ready"

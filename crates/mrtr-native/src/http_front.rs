@@ -9,7 +9,7 @@
 //! tool's schema asks for: 400 -32020 when missing, malformed or different).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, State};
@@ -43,6 +43,8 @@ pub struct HttpOptions {
     pub allowed_hosts: Option<Vec<String>>,
     /// A name for this process in its log lines (which replica served what).
     pub name: String,
+    /// The redemption store does network I/O: run requests where blocking is allowed.
+    pub blocking_store: bool,
 }
 
 impl Default for HttpOptions {
@@ -51,13 +53,16 @@ impl Default for HttpOptions {
             log_checks: false,
             allowed_hosts: Some(LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect()),
             name: "mrtr-server".into(),
+            blocking_store: false,
         }
     }
 }
 
 #[derive(Clone)]
 struct AppState {
-    server: Arc<Mutex<Server>>,
+    /// Shared, not locked: the engine handles requests at once (its store records
+    /// atomically).
+    server: Arc<Server>,
     params: Arc<HashMap<String, Vec<ParamHeader>>>,
     opts: Arc<HttpOptions>,
 }
@@ -71,7 +76,7 @@ pub fn router(server: Server, opts: HttpOptions) -> Router {
         .filter(|(_, p)| !p.is_empty())
         .collect();
     let state = AppState {
-        server: Arc::new(Mutex::new(server)),
+        server: Arc::new(server),
         params: Arc::new(params),
         opts: Arc::new(opts),
     };
@@ -174,16 +179,9 @@ async fn handle_post(State(state): State<AppState>, headers: HeaderMap, body: Bo
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
     let principal = Principal::from_bearer(auth);
-    let reply = {
-        let Ok(mut server) = state.server.lock() else {
-            return refuse(
-                500,
-                id.as_ref(),
-                RpcError::internal("server state poisoned"),
-            );
-        };
+    let handle = || {
         let mut entropy = OsEntropy;
-        server.handle(
+        state.server.handle(
             &value,
             &mut CallContext {
                 principal: &principal,
@@ -192,7 +190,28 @@ async fn handle_post(State(state): State<AppState>, headers: HeaderMap, body: Bo
             },
         )
     };
+    // A store across the network blocks while it answers (only a request carrying a ticket
+    // reaches it): tell the runtime, so other requests keep going on its other threads.
+    let reaches_store = value.pointer("/params/requestState").is_some();
+    let reply = if state.opts.blocking_store && reaches_store {
+        tokio::task::block_in_place(handle)
+    } else {
+        handle()
+    };
     if state.opts.log_checks {
+        let what = [
+            value.get("method").and_then(Value::as_str),
+            value
+                .pointer("/params/name")
+                .or_else(|| value.pointer("/params/uri"))
+                .and_then(Value::as_str),
+        ];
+        eprintln!(
+            "[{}] {principal}: {} -> {}",
+            state.opts.name,
+            what.iter().flatten().copied().collect::<Vec<_>>().join(" "),
+            reply.http_status
+        );
         for e in &reply.trace {
             eprintln!("[{}] {principal}: {}", state.opts.name, crate::describe(e));
         }

@@ -4,10 +4,13 @@
 pub mod headers;
 pub mod http_front;
 pub mod os;
+pub mod redis_store;
 pub mod stdio_front;
 pub mod transport;
 
 use mrtr_core::checks::CheckPolicy;
+
+use crate::redis_store::RedisStore;
 use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
 use mrtr_core::{Server, ServerConfig, TraceEvent};
 
@@ -17,14 +20,27 @@ pub struct ServerOptions {
     pub ttl_s: u64,
     pub single_use: bool,
     pub seal: Seal,
-    /// The shared secret; replicas with the same one accept each other's tickets.
-    pub secret: Vec<u8>,
+    /// The shared secrets by key id, the signing key first; replicas holding the same keys
+    /// accept each other's tickets.
+    pub keys: Vec<(String, Vec<u8>)>,
     pub log_checks: bool,
+    /// Where single use remembers redemptions: `redis://…` to share them between
+    /// replicas; `None` for this process's memory.
+    pub redemption: Option<String>,
+    /// This process's name in log lines.
+    pub name: String,
 }
 
 impl ServerOptions {
     pub fn build(&self) -> Result<Server, String> {
-        let key = Key::new("k1", &self.secret).map_err(|e| e.to_string())?;
+        let keys = self
+            .keys
+            .iter()
+            .map(|(id, secret)| {
+                Key::new(id.clone(), secret).map_err(|e| format!("key {id:?}: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let keyring = Keyring::of(keys).map_err(|e| e.to_string())?;
         let config = ServerConfig {
             ttl_s: self.ttl_s,
             policy: CheckPolicy {
@@ -33,11 +49,28 @@ impl ServerOptions {
             },
             ..ServerConfig::default()
         };
-        Ok(Server::new(
+        let server = Server::new(
             config,
-            Codec::new(Keyring::new(key), self.seal),
+            Codec::new(keyring, self.seal),
             mrtr_core::fixtures::full_catalog(),
-        ))
+        );
+        match (&self.redemption, self.single_use) {
+            (None, _) => Ok(server),
+            (Some(url), true) => {
+                let store = RedisStore::open(url, redis_store::DEFAULT_TIMEOUT, &self.name)?;
+                Ok(server.with_store(Box::new(store)))
+            }
+            (Some(_), false) => Err(
+                "--redemption names where single use remembers redemptions; add --single-use"
+                    .into(),
+            ),
+        }
+    }
+
+    /// True when redemptions go over the network (the HTTP front then runs requests where
+    /// they may block).
+    pub fn remote_store(&self) -> bool {
+        self.single_use && self.redemption.is_some()
     }
 }
 
@@ -52,6 +85,36 @@ pub fn parse_key_hex(hex_text: &str) -> Result<Vec<u8>, String> {
         ));
     }
     Ok(bytes)
+}
+
+/// Reads named keys, `ID=HEX` each, from flags or a comma-separated list (`MRTR_KEYS`).
+/// Errors name the key id, never the secret.
+pub fn parse_named_keys<'a>(
+    specs: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    specs
+        .into_iter()
+        .flat_map(|s| s.split(','))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|spec| {
+            let (id, hex_text) = spec
+                .split_once('=')
+                .ok_or("a key is ID=HEX (for example k2=…); one was given without an id")?;
+            let id = id.trim();
+            if id.is_empty()
+                || !id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+            {
+                return Err(format!(
+                    "key id {id:?}: use letters, digits, '-', '_' or '.'"
+                ));
+            }
+            let secret = parse_key_hex(hex_text).map_err(|e| format!("key {id:?}: {e}"))?;
+            Ok((id.to_owned(), secret))
+        })
+        .collect()
 }
 
 /// One line per trace event, for `--log-checks` on stderr.
@@ -99,5 +162,40 @@ mod tests {
         assert_eq!(parse_key_hex(&"ab".repeat(32)).unwrap().len(), 32);
         assert!(parse_key_hex("abcd").unwrap_err().contains("at least 32"));
         assert!(parse_key_hex("zz").unwrap_err().contains("not hex"));
+    }
+
+    #[test]
+    fn named_keys_keep_their_order_and_never_echo_the_secret() {
+        let hex = "ab".repeat(32);
+        let keys = parse_named_keys([format!("k2={hex}, k1={hex}").as_str()]).unwrap();
+        assert_eq!(
+            keys.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(),
+            ["k2", "k1"]
+        );
+        for bad in [
+            hex.clone(),
+            format!("={hex}"),
+            format!("k 1={hex}"),
+            "k1=abcd".into(),
+        ] {
+            let e = parse_named_keys([bad.as_str()]).unwrap_err();
+            assert!(!e.contains(&hex) && !e.contains("abcd"), "{e}");
+        }
+        let opts = ServerOptions {
+            ttl_s: 120,
+            single_use: false,
+            seal: Seal::Signed,
+            keys: vec![("k1".into(), vec![1; 32]), ("k1".into(), vec![2; 32])],
+            log_checks: false,
+            redemption: None,
+            name: "t".into(),
+        };
+        assert!(opts.build().unwrap_err().contains("k1"));
+        let opts = ServerOptions {
+            keys: vec![("k1".into(), vec![1; 32])],
+            redemption: Some("redis://127.0.0.1:1".into()),
+            ..opts
+        };
+        assert!(opts.build().unwrap_err().contains("--single-use"));
     }
 }

@@ -27,7 +27,7 @@ enum Input {
 /// Serves until `input` ends. Bad bytes, bad JSON and overlong lines each get a JSON-RPC
 /// error and the connection goes on; only the end of input (or a broken output) ends it.
 pub fn serve(
-    server: &mut Server,
+    server: &Server,
     input: impl BufRead + Send + 'static,
     mut output: impl Write,
     principal: &Principal,
@@ -145,12 +145,14 @@ mod tests {
 
     #[test]
     fn serves_both_eras_and_survives_garbage() {
-        let mut server = crate::ServerOptions {
+        let server = crate::ServerOptions {
             ttl_s: 120,
             single_use: false,
             seal: Default::default(),
-            secret: vec![1; 32],
+            keys: vec![("k1".into(), vec![1; 32])],
             log_checks: false,
+            redemption: None,
+            name: "test".into(),
         }
         .build()
         .unwrap();
@@ -178,7 +180,7 @@ mod tests {
             .collect::<Vec<u8>>();
         let mut out = Vec::new();
         serve(
-            &mut server,
+            &server,
             std::io::Cursor::new(bytes),
             &mut out,
             &Principal::user("me"),

@@ -4,14 +4,21 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use serde_json::{json, Value};
+mod common;
 
-const KEY: &str = "6d72424242424242424242424242424242424242424242424242424242424242";
+use common::*;
+use serde_json::{json, Value};
 
 struct Running {
     child: Child,
-    url: String,
-    agent: ureq::Agent,
+    endpoint: Endpoint,
+}
+
+impl std::ops::Deref for Running {
+    type Target = Endpoint;
+    fn deref(&self) -> &Endpoint {
+        &self.endpoint
+    }
 }
 
 impl Drop for Running {
@@ -37,111 +44,14 @@ fn start(extra: &[&str]) -> Running {
     };
     // Keep draining stderr so the server never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    Running { child, url, agent }
-}
-
-impl Running {
-    /// A POST written by hand, to send a `Host` of our choosing.
-    fn post_with_host(&self, host: &str, body: &str, headers: &[(&str, &str)]) -> (u16, String) {
-        use std::io::{Read, Write};
-        let addr = self
-            .url
-            .trim_start_matches("http://")
-            .trim_end_matches("/mcp");
-        let mut tcp = std::net::TcpStream::connect(addr).unwrap();
-        let mut req = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-            body.len()
-        );
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str("\r\n");
-        req.push_str(body);
-        tcp.write_all(req.as_bytes()).unwrap();
-        let mut out = String::new();
-        tcp.read_to_string(&mut out).unwrap();
-        let status = out[9..12].parse().unwrap();
-        let body = out
-            .split_once("\r\n\r\n")
-            .map(|(_, b)| b.to_owned())
-            .unwrap_or_default();
-        (status, body)
+    Running {
+        child,
+        endpoint: Endpoint::new(&url),
     }
-
-    fn post_raw(&self, body: &str, headers: &[(&str, &str)]) -> (u16, String) {
-        self.post_raw_typed(body, "application/json", headers)
-    }
-
-    fn post_raw_typed(&self, body: &str, ty: &str, headers: &[(&str, &str)]) -> (u16, String) {
-        let mut req = self.agent.post(&self.url).header("Content-Type", ty);
-        for (k, v) in headers {
-            req = req.header(*k, *v);
-        }
-        let mut resp = req.send(body.to_owned()).unwrap();
-        (
-            resp.status().as_u16(),
-            resp.body_mut().read_to_string().unwrap_or_default(),
-        )
-    }
-
-    /// Posts `msg` with the standard headers a client derives from it.
-    fn post(&self, who: Option<&str>, msg: &Value) -> (u16, Value) {
-        let auth = who.map(|w| format!("Bearer {w}-token"));
-        let std = standard_headers(msg);
-        let mut headers: Vec<(&str, &str)> = std.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        headers.extend(auth.iter().map(|a| ("Authorization", a.as_str())));
-        let (status, body) = self.post_raw(&msg.to_string(), &headers);
-        (status, serde_json::from_str(&body).unwrap_or(Value::Null))
-    }
-}
-
-/// `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, as the body says.
-fn standard_headers(msg: &Value) -> Vec<(&'static str, String)> {
-    let mut h = Vec::new();
-    if let Some(v) = msg
-        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
-        .and_then(Value::as_str)
-    {
-        h.push(("MCP-Protocol-Version", v.to_owned()));
-    }
-    if let Some(m) = msg.get("method").and_then(Value::as_str) {
-        h.push(("Mcp-Method", m.to_owned()));
-    }
-    if let Some(n) = msg
-        .pointer("/params/name")
-        .or_else(|| msg.pointer("/params/uri"))
-        .and_then(Value::as_str)
-    {
-        h.push(("Mcp-Name", n.to_owned()));
-    }
-    h
-}
-
-fn deploy(id: i64, env: &str, ticket: Option<&str>) -> Value {
-    let mut params = json!({
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}},
-        "name": "deploy", "arguments": {"env": env},
-    });
-    if let Some(t) = ticket {
-        params["requestState"] = json!(t);
-        params["inputResponses"] =
-            json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
-    }
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
 fn ticket(s: &Running, who: &str, env: &str) -> String {
-    let (status, r) = s.post(Some(who), &deploy(1, env, None));
-    assert_eq!(status, 200);
-    r["result"]["requestState"]
-        .as_str()
-        .expect("a ticket")
-        .to_owned()
+    s.ticket(who, env)
 }
 
 fn assert_refused(label: &str, (status, r): (u16, Value)) {
@@ -154,10 +64,7 @@ fn assert_refused(label: &str, (status, r): (u16, Value)) {
 }
 
 fn assert_serving(s: &Running) {
-    let discover = json!({"jsonrpc": "2.0", "id": 99, "method": "server/discover", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let (status, r) = s.post(None, &discover);
-    assert_eq!(status, 200);
-    assert_eq!(r["result"]["supportedVersions"], json!(["2026-07-28"]));
+    assert!(s.serving());
 }
 
 #[test]

@@ -8,7 +8,7 @@ use clap::{ArgGroup, Parser};
 use mrtr_core::ticket::Seal;
 use mrtr_core::Principal;
 use mrtr_native::http_front::{HttpOptions, LOOPBACK_HOSTS};
-use mrtr_native::{parse_key_hex, ServerOptions};
+use mrtr_native::{parse_key_hex, parse_named_keys, ServerOptions};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -27,18 +27,35 @@ struct Args {
     /// Ticket lifetime in seconds.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     ttl: u64,
-    /// Refuse a ticket's second redemption. The memory of redemptions is this process's
-    /// own: replicas sharing a key each remember only what they redeemed, so a repeat sent
-    /// to another replica is accepted there.
+    /// Refuse a ticket's second redemption. Without --redemption the memory of redemptions
+    /// is this process's own: replicas sharing a key each remember only what they redeemed,
+    /// so a repeat sent to another replica is accepted there.
     #[arg(long)]
     single_use: bool,
+    /// Where single use remembers redemptions, shared by every replica that names it:
+    /// redis://HOST:PORT[/DB]. When it does not answer, redemptions are refused.
+    #[arg(long, value_name = "URL", requires = "single_use")]
+    redemption: Option<String>,
     /// hmac: signed, readable tickets; aead: sealed, unreadable tickets.
     #[arg(long, default_value = "hmac", value_parser = ["hmac", "aead"])]
     seal: String,
-    /// The shared ticket key as hex (at least 32 bytes). Replicas with the same key accept
-    /// each other's tickets.
+    /// The shared ticket key as hex (at least 32 bytes), with id k1. Replicas with the same
+    /// key accept each other's tickets.
     #[arg(long, env = "MRTR_KEY", value_name = "HEX", hide_env_values = true)]
     key_hex: Option<String>,
+    /// A named ticket key, ID=HEX (repeatable): the first signs, every one verifies, and a
+    /// ticket is checked with the key its id names. Or MRTR_KEYS="ID=HEX,ID=HEX" (better:
+    /// flags show in the process list). Roll a key by adding it last everywhere, then
+    /// first, then removing the old one.
+    #[arg(
+        long = "key",
+        env = "MRTR_KEYS",
+        value_name = "ID=HEX",
+        hide_env_values = true,
+        value_delimiter = ',',
+        conflicts_with = "key_hex"
+    )]
+    keys: Vec<String>,
     /// Print every check's outcome on stderr.
     #[arg(long)]
     log_checks: bool,
@@ -63,27 +80,40 @@ fn main() {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let secret = match &args.key_hex {
-        Some(h) => parse_key_hex(h)?,
-        None => {
-            eprintln!("mrtr-server: no --key-hex or MRTR_KEY: using a random key for this process (other replicas will refuse its tickets)");
-            mrtr_native::os::random_secret()
-        }
+    let keys = if !args.keys.is_empty() {
+        parse_named_keys(args.keys.iter().map(String::as_str))?
+    } else if let Some(h) = &args.key_hex {
+        vec![("k1".to_owned(), parse_key_hex(h)?)]
+    } else {
+        eprintln!("mrtr-server: no --key, --key-hex, MRTR_KEYS or MRTR_KEY: using a random key for this process (other replicas will refuse its tickets)");
+        vec![("k1".to_owned(), mrtr_native::os::random_secret())]
     };
+    let key_ids: Vec<&str> = keys.iter().map(|(id, _)| id.as_str()).collect();
+    eprintln!(
+        "mrtr-server: {} keys {} (signs with {})",
+        args.name,
+        key_ids.join(", "),
+        key_ids[0]
+    );
     let opts = ServerOptions {
         ttl_s: args.ttl,
         single_use: args.single_use,
         seal: Seal::parse(&args.seal).unwrap_or_default(),
-        secret,
+        keys,
         log_checks: args.log_checks,
+        redemption: args.redemption.clone(),
+        name: args.name.clone(),
     };
-    let mut server = opts.build()?;
+    let server = opts.build()?;
+    if let Some(url) = &opts.redemption {
+        eprintln!("mrtr-server: {} remembers redemptions in {url}", args.name);
+    }
     if args.stdio {
         let user = std::env::var("USER").unwrap_or_else(|_| "stdio-user".into());
         let stdin = std::io::BufReader::new(std::io::stdin());
         let stdout = std::io::stdout().lock();
         return mrtr_native::stdio_front::serve(
-            &mut server,
+            &server,
             stdin,
             stdout,
             &Principal::user(user),
@@ -115,6 +145,7 @@ fn run(args: Args) -> Result<(), String> {
                 log_checks: opts.log_checks,
                 allowed_hosts,
                 name: args.name.clone(),
+                blocking_store: opts.remote_store(),
             },
         );
         axum::serve(listener, app)

@@ -1,0 +1,294 @@
+//! Two real replicas behind real nginx, sharing a key and a Redis memory of redemptions
+//! (started by `scripts/cluster.sh`, the same script `make cluster` runs), and the faults
+//! they must survive. Loopback only; every loop is bounded; every process is stopped by
+//! its PID when a test ends.
+//!
+//! They need nginx and redis-server, so they are ignored by a plain `cargo test`;
+//! `make test-cluster` (part of `make test`) runs them.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicU16, Ordering};
+
+use common::*;
+use serde_json::Value;
+
+/// A cluster of its own per test: its own folder and four ports from `base`.
+struct Cluster {
+    dir: PathBuf,
+    base: u16,
+    balancer: Endpoint,
+    a: Endpoint,
+    b: Endpoint,
+}
+
+static NEXT: AtomicU16 = AtomicU16::new(0);
+
+fn free(port: u16) -> bool {
+    std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()
+}
+
+impl Cluster {
+    fn start() -> Cluster {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        // Four free ports in a row, somewhere this run has not used.
+        let mut base = 20_000 + (std::process::id() % 2_000) as u16 * 10;
+        loop {
+            base += NEXT.fetch_add(10, Ordering::Relaxed);
+            if (0..4).all(|i| free(base + i)) {
+                break;
+            }
+        }
+        let dir = root.join(format!("target/cluster-test/{base}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let c = Cluster {
+            balancer: Endpoint::new(&format!("http://127.0.0.1:{base}/mcp")),
+            a: Endpoint::new(&format!("http://127.0.0.1:{}/mcp", base + 1)),
+            b: Endpoint::new(&format!("http://127.0.0.1:{}/mcp", base + 2)),
+            dir,
+            base,
+        };
+        std::fs::create_dir_all(&c.dir).unwrap();
+        for r in ["replica-a", "replica-b"] {
+            c.set_keys(r, &[("k1", KEY)]);
+        }
+        c.script(&["start"]);
+        c
+    }
+
+    fn script(&self, args: &[&str]) {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_mrtr-server"));
+        let out = Command::new(root.join("scripts/cluster.sh"))
+            .args(args)
+            .env("MRTR_CLUSTER_DIR", &self.dir)
+            .env("MRTR_CLUSTER_PORT", self.base.to_string())
+            .env("MRTR_CLUSTER_BIN", bin.parent().unwrap())
+            .output()
+            .expect("scripts/cluster.sh runs");
+        assert!(
+            out.status.success(),
+            "cluster.sh {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn stop(&self, part: &str) {
+        self.script(&["stop-one", part]);
+    }
+
+    fn start_part(&self, part: &str) {
+        self.script(&["start-one", part]);
+    }
+
+    /// Writes a replica's keys (the first signs); takes effect at its next start.
+    fn set_keys(&self, replica: &str, keys: &[(&str, &str)]) {
+        let spec: Vec<String> = keys.iter().map(|(id, hex)| format!("{id}={hex}")).collect();
+        std::fs::write(self.dir.join(format!("{replica}.keys")), spec.join(",")).unwrap();
+    }
+
+    fn restart(&self, replica: &str, keys: &[(&str, &str)]) {
+        self.stop(replica);
+        self.set_keys(replica, keys);
+        self.start_part(replica);
+    }
+
+    /// The port of the replica that served the balancer's last request.
+    fn last_upstream(&self) -> u16 {
+        let log = std::fs::read_to_string(self.dir.join("nginx-access.log")).unwrap();
+        let last = log.lines().last().expect("an access log line");
+        last.rsplit(':').next().unwrap().trim().parse().unwrap()
+    }
+
+    fn replica_at(&self, port: u16) -> &'static str {
+        if port == self.base + 1 {
+            "replica-a"
+        } else {
+            "replica-b"
+        }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.script(&["stop"]);
+        // Logs stay behind only for a test that failed.
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn refused(r: &Value) -> bool {
+    r["error"]["code"] == -32602 && r["error"]["message"] == "Invalid or expired requestState"
+}
+
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
+fn the_balancer_alternates_and_a_round_trip_crosses_replicas() {
+    let c = Cluster::start();
+    let t = c.balancer.ticket("bob", "staging");
+    let minted_by = c.last_upstream();
+    let (_, r) = c
+        .balancer
+        .post(Some("bob"), &deploy(2, "staging", Some(&t)));
+    assert!(deployed(&r), "{r}");
+    assert_ne!(
+        c.last_upstream(),
+        minted_by,
+        "round robin sends the retry to the other replica"
+    );
+}
+
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
+fn the_survivor_finishes_when_the_minting_replica_dies() {
+    let c = Cluster::start();
+    let t = c.balancer.ticket("bob", "staging");
+    let minter = c.replica_at(c.last_upstream());
+    c.stop(minter);
+    for id in 2..4 {
+        // Both requests land on the survivor, whichever way round robin turns.
+        let (status, r) = c
+            .balancer
+            .post(Some("bob"), &deploy(id, "staging", Some(&t)));
+        assert_eq!(status, 200);
+        if id == 2 {
+            assert!(deployed(&r), "the survivor completes the deploy: {r}");
+        } else {
+            assert!(refused(&r), "and refuses it the second time: {r}");
+        }
+        assert_ne!(c.replica_at(c.last_upstream()), minter);
+    }
+}
+
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
+fn the_honest_retry_sent_to_a_then_to_b_is_refused_the_second_time() {
+    let c = Cluster::start();
+    let t = c.a.ticket("bob", "staging");
+    let (_, r) = c.a.post(Some("bob"), &deploy(2, "staging", Some(&t)));
+    assert!(deployed(&r), "{r}");
+    let (_, r) = c.b.post(Some("bob"), &deploy(3, "staging", Some(&t)));
+    assert!(refused(&r), "B remembers what A redeemed: {r}");
+    // Nor can it be laundered on B through a retry without the answer.
+    let mut stripped = deploy(4, "staging", Some(&t));
+    stripped["params"]
+        .as_object_mut()
+        .unwrap()
+        .remove("inputResponses");
+    let (_, r) = c.b.post(Some("bob"), &stripped);
+    assert!(refused(&r), "{r}");
+}
+
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
+fn racing_retries_over_both_replicas_deploy_once_every_trial() {
+    let c = Cluster::start();
+    let trials = 25;
+    for trial in 0..trials {
+        let t = c.a.ticket("bob", "staging");
+        let barrier = std::sync::Barrier::new(8);
+        let deploys: usize = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|i| {
+                    let (t, barrier, c) = (&t, &barrier, &c);
+                    s.spawn(move || {
+                        let to = if i % 2 == 0 { &c.a } else { &c.b };
+                        barrier.wait();
+                        let (_, r) = to.post(Some("bob"), &deploy(10 + i, "staging", Some(t)));
+                        assert!(deployed(&r) || refused(&r), "{r}");
+                        usize::from(deployed(&r))
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(deploys, 1, "trial {trial} of {trials}");
+    }
+}
+
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
+fn with_redis_down_redemptions_are_refused_and_it_recovers_by_itself() {
+    let c = Cluster::start();
+    let t = c.balancer.ticket("bob", "staging");
+    c.stop("redis");
+    for (id, to) in [(2, &c.a), (3, &c.b), (4, &c.balancer)] {
+        let (status, r) = to.post(Some("bob"), &deploy(id, "staging", Some(&t)));
+        assert_eq!(status, 200);
+        assert!(!deployed(&r), "never deploys unrecorded: {r}");
+        assert_eq!(r["error"]["code"], -32603, "{r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("nothing was done"),
+            "{r}"
+        );
+    }
+    // The servers keep serving what needs no store, a first call included.
+    assert!(c.a.serving() && c.b.serving());
+    let t2 = c.b.ticket("bob", "prod");
+    c.start_part("redis");
+    // Nothing was spent while Redis was down: the same honest retry now goes through, once.
+    let (_, r) = c
+        .balancer
+        .post(Some("bob"), &deploy(5, "staging", Some(&t)));
+    assert!(deployed(&r), "{r}");
+    let (_, r) = c.a.post(Some("bob"), &deploy(6, "prod", Some(&t2)));
+    assert!(deployed(&r), "{r}");
+    let (_, r) = c.b.post(Some("bob"), &deploy(7, "prod", Some(&t2)));
+    assert!(refused(&r), "{r}");
+    let log = std::fs::read_to_string(c.dir.join("replica-a.log")).unwrap();
+    assert!(log.contains("redemption store unavailable"), "{log}");
+}
+
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
+fn a_key_rolls_across_the_fleet_without_refusing_tickets_in_flight() {
+    let k1 = KEY;
+    let k2 = "6b32".to_owned() + &"17".repeat(31);
+    let k2 = k2.as_str();
+    let c = Cluster::start();
+    let old = c.a.ticket("bob", "staging");
+    // 1. Every replica learns k2 (verifies it, still signs with k1), one at a time.
+    c.restart("replica-b", &[("k1", k1), ("k2", k2)]);
+    c.restart("replica-a", &[("k1", k1), ("k2", k2)]);
+    // 2. A signs with k2 first; B still signs with k1.
+    c.restart("replica-a", &[("k2", k2), ("k1", k1)]);
+    let from_a = c.a.ticket("bob", "staging");
+    let from_b = c.b.ticket("bob", "staging");
+    let in_flight = c.b.ticket("bob", "prod");
+    let (_, r) = c.b.post(Some("bob"), &deploy(2, "staging", Some(&from_a)));
+    assert!(deployed(&r), "a k2 ticket completes on B: {r}");
+    let (_, r) = c.a.post(Some("bob"), &deploy(3, "staging", Some(&from_b)));
+    assert!(deployed(&r), "a k1 ticket completes on A: {r}");
+    let (_, r) = c.b.post(Some("bob"), &deploy(4, "staging", Some(&old)));
+    assert!(
+        deployed(&r),
+        "the ticket from before the roll completes: {r}"
+    );
+    // 3. B signs with k2 too; 4. k1 is retired everywhere: its tickets are refused.
+    c.restart("replica-b", &[("k2", k2), ("k1", k1)]);
+    c.restart("replica-a", &[("k2", k2)]);
+    c.restart("replica-b", &[("k2", k2)]);
+    for (id, to) in [(5, &c.a), (6, &c.b)] {
+        let (_, r) = to.post(Some("bob"), &deploy(id, "prod", Some(&in_flight)));
+        assert!(refused(&r), "a k1 ticket after k1 retired: {r}");
+    }
+    let fresh = c.balancer.ticket("bob", "staging");
+    let (_, r) = c
+        .balancer
+        .post(Some("bob"), &deploy(7, "staging", Some(&fresh)));
+    assert!(deployed(&r), "{r}");
+    // The keys never reach a log.
+    for f in ["replica-a.log", "replica-b.log"] {
+        let log = std::fs::read_to_string(c.dir.join(f)).unwrap();
+        assert!(!log.contains(k1) && !log.contains(k2), "{f} holds a key");
+        assert!(log.contains("keys k2"), "{f} names its keys by id");
+    }
+}
