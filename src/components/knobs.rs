@@ -105,6 +105,17 @@ pub fn ClockKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
                     "Each replica remembers only its own redemptions"
                 </label>
             </div>
+            <Show when=move || link.with(|l| l.knobs.single_use)>
+                <p class="note" data-testid="store-note">{move || store_note(link.with(|l| l.knobs.store))}</p>
+            </Show>
         </fieldset>
+    }
+}
+
+/// What the memory of redemptions is in a real deployment, for the setting shown.
+fn store_note(store: StoreMode) -> &'static str {
+    match store {
+        StoreMode::Shared => "Outside the lab, a memory both replicas share is a separate service. The lab's native server can keep it in Redis: a redemption is one atomic command, \u{201c}set this ticket id unless it is already set, and forget it when the ticket expires\u{201d} (SET NX EXAT), so when two replicas race on the same ticket exactly one of them wins. If that memory cannot be reached, the server refuses the redemption rather than risk a second one.",
+        StoreMode::PerReplica => "This is a server that keeps its memory in its own process, as mrtr-server --single-use does without --redemption. Behind a load balancer, a repeat that lands on the other replica finds nothing there and is accepted.",
     }
 }
