@@ -3,12 +3,13 @@ usage: py_server.py            (stdio)
        py_server.py http PORT  (stateless Streamable HTTP at /mcp, JSON responses)
 """
 import json
+import os
 import sys
 
 from mcp import types
 from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 
-mcp = MCPServer("mrtr-interop-py-server", request_state_security=RequestStateSecurity(keys=[b"mrtr-interop-py-key-0123456789abc"]))
+mcp = MCPServer("mrtr-interop-py-server", request_state_security=RequestStateSecurity(keys=[b"mrtr-interop-py-key-0123456789abc"], ttl=float(os.environ.get("MRTR_TTL", "600"))))
 
 
 @mcp.tool()

@@ -5,7 +5,7 @@ import { McpServer, createMcpHandler, inputRequired, acceptedContent, createRequ
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod';
 
-const codec = createRequestStateCodec({ key: 'mrtr-interop-ts-key-0123456789abcdef', ttlSeconds: 120 });
+const codec = createRequestStateCodec({ key: 'mrtr-interop-ts-key-0123456789abcdef', ttlSeconds: Number(process.env.MRTR_TTL ?? 120) });
 const confirm = z.object({ confirm: z.boolean() });
 
 function factory() {

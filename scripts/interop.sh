@@ -78,6 +78,36 @@ row "mrtr-client -> Python SDK server (HTTP)" "result: deployed to staging" "$BI
 row "misuse over HTTP: each refused with -32602, server keeps serving" "test result: ok" \
   cargo test -q -p mrtr-native --test http_misuse
 
+# mrtr-audit: the lab's server passes every row; with one check turned off it fails exactly the
+# rows that check guards; the SDK example servers as they are (scripts/audit-table.py compares
+# each report with interop/audit-expected.json and prints them side by side).
+AUD=$LOGS/audit; rm -rf "$AUD"; mkdir -p "$AUD"
+REPORTS=()
+audit() { # audit LABEL "AUDIT FLAGS" SERVER CMD... (the port is $APORT)
+  local label=$1 flags=$2; shift 2
+  APORT=$(free_port)
+  local cmd=("${@//@PORT@/$APORT}")
+  "${cmd[@]}" >"$AUD/$label.server.log" 2>&1 & local pid=$!
+  if wait_port "$APORT"; then
+    # shellcheck disable=SC2086
+    timeout 300 "$BIN/mrtr-audit" "http://127.0.0.1:$APORT/mcp" --token bob-token --other-token alice-token \
+      --ttl-wait 3 $flags --json >"$AUD/$label.json" 2>"$AUD/$label.log" || true
+  fi
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  REPORTS+=("$label=$AUD/$label.json")
+}
+SRV=("$BIN/mrtr-server" --http "127.0.0.1:@PORT@" --key-hex "$KEY" --single-use --ttl 2)
+audit mrtr-server "--expect-single-use" "${SRV[@]}"
+for c in signature principal expiry request; do
+  audit "mrtr-server-skip-$c" "--expect-single-use" "${SRV[@]}" --unsafe-skip-check "$c"
+done
+audit "ts-sdk-example" "" env MRTR_TTL=2 node "$PEERS/ts/ts_server.mjs" http @PORT@
+audit "python-sdk-example" "" env MRTR_TTL=2 "$PY" interop/py_server.py http @PORT@
+echo; echo "mrtr-audit, one column per server:"
+python3 scripts/audit-table.py interop/audit-expected.json "${REPORTS[@]}" | tee "$AUD/table.txt"
+row "mrtr-audit: verdicts as expected for mrtr-server, each --unsafe-skip-check, the TS and Python SDK examples" "" \
+  python3 scripts/audit-table.py interop/audit-expected.json "${REPORTS[@]}"
+
 echo
 echo "interop results"
 printf '  %s\n' "${ROWS[@]}" "${SKIPPED[@]}"

@@ -1,6 +1,7 @@
 //! Native fronts for the MRTR Lab core: the real clock and randomness, a Streamable HTTP
 //! server (axum), a stdio server, and the transports `mrtr-client` uses.
 
+pub mod audit_wire;
 pub mod headers;
 pub mod http_front;
 pub mod os;
@@ -8,7 +9,7 @@ pub mod redis_store;
 pub mod stdio_front;
 pub mod transport;
 
-use mrtr_core::checks::CheckPolicy;
+use mrtr_core::checks::{Check, CheckPolicy};
 
 use crate::redis_store::RedisStore;
 use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
@@ -29,6 +30,8 @@ pub struct ServerOptions {
     pub redemption: Option<String>,
     /// This process's name in log lines.
     pub name: String,
+    /// Checks turned off on purpose (`--unsafe-skip-check`): a teaching server, never a real one.
+    pub skip_checks: Vec<Check>,
 }
 
 impl ServerOptions {
@@ -43,9 +46,15 @@ impl ServerOptions {
         let keyring = Keyring::of(keys).map_err(|e| e.to_string())?;
         let config = ServerConfig {
             ttl_s: self.ttl_s,
-            policy: CheckPolicy {
-                single_use: self.single_use,
-                ..CheckPolicy::default()
+            policy: {
+                let mut p = CheckPolicy {
+                    single_use: self.single_use,
+                    ..CheckPolicy::default()
+                };
+                for c in &self.skip_checks {
+                    p.set(*c, false);
+                }
+                p
             },
             ..ServerConfig::default()
         };
@@ -189,6 +198,7 @@ mod tests {
             log_checks: false,
             redemption: None,
             name: "t".into(),
+            skip_checks: Vec::new(),
         };
         assert!(opts.build().unwrap_err().contains("k1"));
         let opts = ServerOptions {

@@ -153,6 +153,7 @@ mod tests {
             log_checks: false,
             redemption: None,
             name: "test".into(),
+            skip_checks: Vec::new(),
         }
         .build()
         .unwrap();

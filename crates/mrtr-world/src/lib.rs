@@ -6,6 +6,7 @@
 //! trace, never remembered, so stepping back costs nothing.
 
 pub mod actor;
+pub mod audit;
 pub mod diff;
 pub mod geometry;
 pub mod inspect;

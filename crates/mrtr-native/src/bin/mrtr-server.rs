@@ -5,6 +5,7 @@
 //! process user is the principal.
 
 use clap::{ArgGroup, Parser};
+use mrtr_core::checks::Check;
 use mrtr_core::ticket::Seal;
 use mrtr_core::Principal;
 use mrtr_native::http_front::{HttpOptions, LOOPBACK_HOSTS};
@@ -66,6 +67,11 @@ struct Args {
     /// HTTP: accept any Host and Origin (only behind a proxy that checks them).
     #[arg(long, conflicts_with = "allow_host")]
     allow_any_host: bool,
+    /// UNSAFE, for teaching and for testing mrtr-audit only: turn off one ticket check
+    /// (signature, principal, expiry or request; repeatable). The server then accepts
+    /// tickets it must refuse.
+    #[arg(long = "unsafe-skip-check", value_name = "NAME", value_parser = ["signature", "principal", "expiry", "request"])]
+    unsafe_skip_check: Vec<String>,
     /// A name for this process in its log lines, e.g. replica-a.
     #[arg(long, default_value = "mrtr-server")]
     name: String,
@@ -95,6 +101,14 @@ fn run(args: Args) -> Result<(), String> {
         key_ids.join(", "),
         key_ids[0]
     );
+    let skip_checks: Vec<Check> = args
+        .unsafe_skip_check
+        .iter()
+        .filter_map(|n| Check::from_id(n))
+        .collect();
+    for c in &skip_checks {
+        eprintln!("mrtr-server: WARNING: --unsafe-skip-check {}: the {} check is OFF. This server accepts tickets it must refuse: {}. For teaching and for testing mrtr-audit only; never serve anyone with it.", c.id(), c.id(), c.stops());
+    }
     let opts = ServerOptions {
         ttl_s: args.ttl,
         single_use: args.single_use,
@@ -103,6 +117,7 @@ fn run(args: Args) -> Result<(), String> {
         log_checks: args.log_checks,
         redemption: args.redemption.clone(),
         name: args.name.clone(),
+        skip_checks,
     };
     let server = opts.build()?;
     if let Some(url) = &opts.redemption {

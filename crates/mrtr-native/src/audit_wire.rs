@@ -1,0 +1,313 @@
+//! How `mrtr-audit` reaches a server: stateless HTTP (with the caller's, another caller's
+//! or no token, and identical requests at once from threads of their own) or a stdio child.
+//! Every exchange can be written to a transcript, one JSON line each.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::{Arc, Barrier, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use mrtr_world::audit::{Exchange, Who, Wire};
+
+use crate::headers::{encode_value, ParamHeader};
+use crate::transport::{StdioTransport, Transport};
+
+/// Every exchange as a JSON line in `DIR/transcript.jsonl`.
+#[derive(Clone)]
+pub struct Transcript {
+    out: Arc<Mutex<BufWriter<File>>>,
+}
+
+impl Transcript {
+    pub fn create(dir: &Path) -> Result<Transcript, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--transcript {}: {e}", dir.display()))?;
+        let path = dir.join("transcript.jsonl");
+        let f = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Transcript {
+            out: Arc::new(Mutex::new(BufWriter::new(f))),
+        })
+    }
+
+    fn record(&self, who: Who, request: &Value, result: &Result<Exchange, String>) {
+        let who = match who {
+            Who::Caller => "caller",
+            Who::Other => "other",
+            Who::Nobody => "nobody",
+        };
+        let line = match result {
+            Ok(ex) => {
+                json!({"who": who, "request": request, "status": ex.status, "response": ex.body})
+            }
+            Err(e) => json!({"who": who, "request": request, "error": e}),
+        };
+        if let Ok(mut out) = self.out.lock() {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+    }
+}
+
+/// Stateless Streamable HTTP.
+pub struct HttpWire {
+    agent: ureq::Agent,
+    url: String,
+    token: Option<String>,
+    other_token: Option<String>,
+    transcript: Option<Transcript>,
+    /// Tool parameters mirrored into `Mcp-Param-*` headers, learnt from `tools/list`.
+    params: HashMap<String, Vec<ParamHeader>>,
+}
+
+impl HttpWire {
+    pub fn new(
+        url: &str,
+        token: Option<String>,
+        other_token: Option<String>,
+        timeout: Duration,
+        transcript: Option<Transcript>,
+    ) -> HttpWire {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(timeout))
+            .build()
+            .into();
+        HttpWire {
+            agent,
+            url: url.to_owned(),
+            token,
+            other_token,
+            transcript,
+            params: HashMap::new(),
+        }
+    }
+
+    fn token(&self, who: Who) -> Option<&str> {
+        match who {
+            Who::Caller => self.token.as_deref(),
+            Who::Other => self.other_token.as_deref(),
+            Who::Nobody => None,
+        }
+    }
+
+    /// The headers a client derives from the message: the standard ones, and the tool's
+    /// `Mcp-Param-*`.
+    fn headers(&self, msg: &Value, who: Who) -> Vec<(String, String)> {
+        let mut h = Vec::new();
+        if let Some(v) = msg
+            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .and_then(Value::as_str)
+        {
+            h.push(("MCP-Protocol-Version".into(), v.to_owned()));
+        }
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        h.push(("Mcp-Method".into(), method.to_owned()));
+        let key = if method == "resources/read" {
+            "uri"
+        } else {
+            "name"
+        };
+        if let Some(n) = msg
+            .pointer(&format!("/params/{key}"))
+            .and_then(Value::as_str)
+        {
+            h.push(("Mcp-Name".into(), encode_value(n)));
+            for p in self.params.get(n).into_iter().flatten() {
+                if let Some(v) = p.value_in(msg.pointer("/params/arguments")) {
+                    h.push((p.name(), encode_value(&v)));
+                }
+            }
+        }
+        if let Some(t) = self.token(who) {
+            h.push(("Authorization".into(), format!("Bearer {t}")));
+        }
+        h
+    }
+
+    fn post(
+        agent: &ureq::Agent,
+        url: &str,
+        headers: &[(String, String)],
+        body: String,
+    ) -> Result<Exchange, String> {
+        let mut req = agent
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        for (k, v) in headers {
+            req = req.header(k, v);
+        }
+        let mut resp = req
+            .send(body)
+            .map_err(|e| format!("HTTP request to {url} failed: {e}"))?;
+        let status = resp.status().as_u16();
+        let sse = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.starts_with("text/event-stream"));
+        let text = resp.body_mut().read_to_string().unwrap_or_default();
+        let body = if sse {
+            // The last message of the stream is the response.
+            crate::transport::sse_messages(&text)
+                .into_iter()
+                .rfind(|m| m.get("result").is_some() || m.get("error").is_some())
+                .unwrap_or(Value::Null)
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::Null)
+        };
+        Ok(Exchange {
+            status: Some(status),
+            body,
+        })
+    }
+
+    fn learn(&mut self, msg: &Value, ex: &Exchange) {
+        if msg.get("method").and_then(Value::as_str) != Some("tools/list") {
+            return;
+        }
+        for t in ex
+            .body
+            .pointer("/result/tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(n), Some(s)) =
+                (t.get("name").and_then(Value::as_str), t.get("inputSchema"))
+            {
+                self.params.insert(n.to_owned(), ParamHeader::all_in(s));
+            }
+        }
+    }
+}
+
+impl Wire for HttpWire {
+    fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, String> {
+        let headers = self.headers(msg, who);
+        let r = HttpWire::post(&self.agent, &self.url, &headers, msg.to_string());
+        if let Some(t) = &self.transcript {
+            t.record(who, msg, &r);
+        }
+        if let Ok(ex) = &r {
+            self.learn(msg, ex);
+        }
+        r
+    }
+
+    fn race(&mut self, msgs: &[Value], who: Who) -> Option<Result<Vec<Exchange>, String>> {
+        let barrier = Arc::new(Barrier::new(msgs.len()));
+        let handles: Vec<_> = msgs
+            .iter()
+            .map(|m| {
+                let (agent, url, barrier) = (self.agent.clone(), self.url.clone(), barrier.clone());
+                let (headers, body) = (self.headers(m, who), m.to_string());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    HttpWire::post(&agent, &url, &headers, body)
+                })
+            })
+            .collect();
+        let results: Vec<Result<Exchange, String>> = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a racing request's thread panicked".into()))
+            })
+            .collect();
+        if let Some(t) = &self.transcript {
+            for (m, r) in msgs.iter().zip(&results) {
+                t.record(who, m, r);
+            }
+        }
+        Some(results.into_iter().collect())
+    }
+
+    fn wait(&mut self, seconds: u64) {
+        eprintln!("mrtr-audit: waiting {seconds} s for the ticket to expire");
+        std::thread::sleep(Duration::from_secs(seconds));
+    }
+
+    fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>> {
+        let body = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"pad\":\"{}\"}}",
+            "x".repeat(bytes)
+        );
+        let headers = vec![("Mcp-Method".to_owned(), "tools/list".to_owned())];
+        let r = HttpWire::post(&self.agent, &self.url, &headers, body);
+        // A server that stops reading and hangs up refuses the body too.
+        let r = match r {
+            Err(e) if e.contains("failed") => Ok(Exchange {
+                status: None,
+                body: json!({"error": {"code": 0, "message": format!("the server hung up during the upload ({e})")}}),
+            }),
+            other => other,
+        };
+        if let Some(t) = &self.transcript {
+            t.record(
+                Who::Caller,
+                &json!({"body": format!("{bytes} bytes of JSON")}),
+                &r,
+            );
+        }
+        Some(r)
+    }
+
+    fn principals(&self) -> bool {
+        true
+    }
+}
+
+/// A stdio server run as a child process: one connection, one principal.
+pub struct StdioWire {
+    transport: StdioTransport,
+    transcript: Option<Transcript>,
+}
+
+impl StdioWire {
+    pub fn spawn(
+        command: &[String],
+        timeout: Duration,
+        transcript: Option<Transcript>,
+    ) -> Result<StdioWire, String> {
+        let mut transport = StdioTransport::spawn(command, false)?;
+        transport.timeout = timeout;
+        Ok(StdioWire {
+            transport,
+            transcript,
+        })
+    }
+}
+
+impl Wire for StdioWire {
+    fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, String> {
+        let r = self
+            .transport
+            .request(msg, &mut |_| json!({"code": -32601, "message": "mrtr-audit answers no server requests"}))
+            .map(|body| Exchange { status: None, body });
+        if let Some(t) = &self.transcript {
+            t.record(who, msg, &r);
+        }
+        r
+    }
+
+    fn race(&mut self, _: &[Value], _: Who) -> Option<Result<Vec<Exchange>, String>> {
+        None
+    }
+
+    fn wait(&mut self, seconds: u64) {
+        eprintln!("mrtr-audit: waiting {seconds} s for the ticket to expire");
+        std::thread::sleep(Duration::from_secs(seconds));
+    }
+
+    fn oversize_body(&mut self, _: usize) -> Option<Result<Exchange, String>> {
+        None
+    }
+
+    fn principals(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,214 @@
+//! mrtr-audit: a report card of any MRTR server's ticket checks.
+//!
+//!   mrtr-audit URL --token bob-token --other-token alice-token [--tool deploy --args '{"env":"staging"}']
+//!              [--expect-single-use] [--ttl-wait SECONDS] [--json] [--transcript DIR]
+//!   mrtr-audit [options] -- CMD ARGS…        (a stdio server: one principal, no racing)
+//!
+//! It finds a tool that answers with a ticket (or audits --tool), then tries every misuse of
+//! the ticket the lab knows, each a row: pass, fail or skipped, with one line of evidence.
+//! The table goes to stdout, progress to stderr. Exit 0 when no required row fails, 1 when
+//! one does, 2 for usage or connection errors.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+use serde_json::Value;
+
+use mrtr_native::audit_wire::{HttpWire, StdioWire, Transcript};
+use mrtr_world::audit::{self, Options, Report, Status, Wire};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mrtr-audit",
+    version,
+    about = "A report card of an MCP server's requestState (ticket) checks"
+)]
+struct Args {
+    /// The caller's bearer token (HTTP). Without it, requests carry no Authorization.
+    #[arg(long)]
+    token: Option<String>,
+    /// Another caller's bearer token, to try stealing the ticket (HTTP).
+    #[arg(long)]
+    other_token: Option<String>,
+    /// The tool to audit; by default the first that answers with input_required and a ticket.
+    #[arg(long)]
+    tool: Option<String>,
+    /// The tool's arguments, as JSON; by default made up from its input schema.
+    #[arg(long)]
+    args: Option<String>,
+    /// The server claims single use: run the repeat, laundering and racing rows.
+    #[arg(long)]
+    expect_single_use: bool,
+    /// Test expiry by waiting this long (longer than the server's ticket lifetime).
+    #[arg(long, value_name = "SECONDS")]
+    ttl_wait: Option<u64>,
+    /// Print the report as JSON (schema mrtr-audit/1) instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Write every exchange to DIR/transcript.jsonl.
+    #[arg(long, value_name = "DIR")]
+    transcript: Option<PathBuf>,
+    /// Give up on a request after this long.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS")]
+    timeout: u64,
+    /// The capabilities each request declares, as JSON.
+    #[arg(
+        long,
+        default_value = r#"{"elicitation":{"form":{}},"sampling":{},"roots":{}}"#
+    )]
+    caps: String,
+    /// The server's MCP endpoint, http://HOST:PORT/PATH.
+    #[arg(required_unless_present = "command", conflicts_with = "command")]
+    url: Option<String>,
+    /// Or, after --, a stdio server to run: CMD ARGS…
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+fn main() {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("mrtr-audit: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn parse_json(what: &str, text: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("{what} is not valid JSON: {e}"))
+}
+
+fn run(args: &Args) -> Result<bool, String> {
+    let opts = Options {
+        tool: args.tool.clone(),
+        arguments: args
+            .args
+            .as_deref()
+            .map(|a| parse_json("--args", a))
+            .transpose()?,
+        capabilities: parse_json("--caps", &args.caps)?,
+        expect_single_use: args.expect_single_use,
+        ttl_wait_s: args.ttl_wait,
+    };
+    if opts.arguments.as_ref().is_some_and(|a| !a.is_object()) {
+        return Err("--args must be a JSON object".into());
+    }
+    let transcript = args
+        .transcript
+        .as_deref()
+        .map(Transcript::create)
+        .transpose()?;
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let target = match &args.url {
+        Some(u) if u.starts_with("http://") || u.starts_with("https://") => u.clone(),
+        Some(u) => {
+            return Err(format!(
+                "{u:?} is not an http:// URL (a stdio server goes after --)"
+            ))
+        }
+        None => args.command.join(" "),
+    };
+    let mut wire: Box<dyn Wire> = if let Some(url) = &args.url {
+        Box::new(HttpWire::new(
+            url,
+            args.token.clone(),
+            args.other_token.clone(),
+            timeout,
+            transcript,
+        ))
+    } else {
+        if args.token.is_some() || args.other_token.is_some() {
+            eprintln!("mrtr-audit: --token and --other-token apply to HTTP; a stdio server has one principal");
+        }
+        Box::new(StdioWire::spawn(&args.command, timeout, transcript)?)
+    };
+    eprintln!(
+        "mrtr-audit: {} rows against {target}; at most {} requests, each given {} s",
+        audit::ROWS.len(),
+        audit::max_requests(),
+        timeout.as_secs()
+    );
+    let report = audit::audit(wire.as_mut(), &opts, &mut |line| {
+        eprintln!("mrtr-audit: {line}")
+    })
+    .map_err(|e| e.to_string())?;
+    let mut out = std::io::stdout().lock();
+    let printed = if args.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&report.to_json(&target)).unwrap_or_default()
+        )
+    } else {
+        write!(out, "{}", table(&report, &target))
+    };
+    printed.map_err(|e| format!("writing the report: {e}"))?;
+    Ok(report.ok())
+}
+
+/// The report for people: a line per row (symbol and word, never colour alone), the
+/// evidence under it, and the verdict.
+fn table(r: &Report, target: &str) -> String {
+    let mut s = format!(
+        "mrtr-audit of {target}, tool {} {}: {} rows, {} requests\n\n",
+        r.tool,
+        r.arguments,
+        r.rows.len(),
+        r.requests
+    );
+    for row in &r.rows {
+        let (sym, word) = match row.status {
+            Status::Pass => ("✓", "pass"),
+            Status::Fail => ("✗", "FAIL"),
+            Status::Skipped => ("–", "skip"),
+        };
+        s.push_str(&format!(
+            "  {sym} {word:<5} {:<18} {:<12} {}\n          {}\n",
+            row.row.id,
+            row.row.level.id(),
+            row.row.title,
+            row.evidence
+        ));
+    }
+    let failed: Vec<&str> = r
+        .rows
+        .iter()
+        .filter(|x| x.status == Status::Fail && x.row.level.required())
+        .map(|x| x.row.id)
+        .collect();
+    let soft: Vec<&str> = r
+        .rows
+        .iter()
+        .filter(|x| x.status == Status::Fail && !x.row.level.required())
+        .map(|x| x.row.id)
+        .collect();
+    s.push_str(&format!(
+        "\nverdict: {} — {} passed, {} failed, {} skipped",
+        if r.ok() { "PASS" } else { "FAIL" },
+        r.count(Status::Pass),
+        r.count(Status::Fail),
+        r.count(Status::Skipped)
+    ));
+    if !failed.is_empty() {
+        s.push_str(&format!("; required rows failed: {}", failed.join(", ")));
+    }
+    if !soft.is_empty() {
+        s.push_str(&format!("; recommended rows failed: {}", soft.join(", ")));
+    }
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Args::command().debug_assert();
+    }
+}

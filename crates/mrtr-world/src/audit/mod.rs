@@ -1,0 +1,995 @@
+//! An audit of any MRTR server's ticket checks: find a tool that answers with a ticket,
+//! then try every misuse in [`rows::ROWS`] against it and record, row by row, whether the
+//! server refused. The engine does no I/O: a [`Wire`] carries its requests (HTTP or stdio
+//! natively, a simulated replica in the page), so the same audit runs everywhere.
+
+pub mod rows;
+pub mod sim;
+pub mod variants;
+
+use mrtr_core::client::{AgreeableHost, Client, Step};
+use mrtr_core::wire::{ClientCapabilities, InputRequest, ResultType};
+use serde_json::{json, Map, Value};
+
+pub use rows::{Guard, Level, Row, ROWS};
+use variants::Variant;
+
+/// The version of the `--json` report.
+pub const SCHEMA: &str = "mrtr-audit/1";
+/// Identical retries sent at once in the race row.
+pub const RACE_WIDTH: usize = 8;
+/// Tickets minted at most, looking for one whose spelling the standard alphabet changes.
+pub const ALPHABET_TRIES: usize = 8;
+/// Tools probed at most, looking for one that answers with a ticket.
+pub const MAX_TOOL_PROBES: usize = 32;
+
+/// Who a request is sent as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    /// The caller the audit acts for (`--token`).
+    Caller,
+    /// Someone else (`--other-token`).
+    Other,
+    /// No credentials at all.
+    Nobody,
+}
+
+/// One answer from the server.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exchange {
+    /// The HTTP status, where there is one.
+    pub status: Option<u16>,
+    /// The JSON-RPC response (`Null` when the body was not JSON).
+    pub body: Value,
+}
+
+/// How the audit reaches the server.
+pub trait Wire {
+    fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, String>;
+    /// Sends the messages at once. `None` when this wire cannot (one stdio connection).
+    fn race(&mut self, msgs: &[Value], who: Who) -> Option<Result<Vec<Exchange>, String>>;
+    /// Lets `seconds` pass.
+    fn wait(&mut self, seconds: u64);
+    /// Sends a request body of `bytes` bytes. `None` when this wire has no body limit to test.
+    fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>>;
+    /// Whether `Who::Other` and `Who::Nobody` are distinct principals here (not on stdio).
+    fn principals(&self) -> bool;
+}
+
+/// What to audit and how.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// The tool to audit; `None` to find one that answers with a ticket.
+    pub tool: Option<String>,
+    /// Its arguments; `None` to make them up from its input schema.
+    pub arguments: Option<Value>,
+    /// The capabilities each request declares.
+    pub capabilities: Value,
+    /// The server claims single use: run the single-use rows.
+    pub expect_single_use: bool,
+    /// Wait this long to test expiry (longer than the server's ticket lifetime).
+    pub ttl_wait_s: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            tool: None,
+            arguments: None,
+            capabilities: json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}}),
+            expect_single_use: false,
+            ttl_wait_s: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Pass,
+    Fail,
+    Skipped,
+}
+
+impl Status {
+    pub fn id(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+/// One row's result, with one line of evidence and the exchange that decided it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowResult {
+    pub row: &'static Row,
+    pub status: Status,
+    pub evidence: String,
+    pub sent: Option<Value>,
+    pub got: Option<Value>,
+    /// Requests this row sent.
+    pub requests: usize,
+}
+
+/// A whole audit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub tool: String,
+    pub arguments: Value,
+    pub rows: Vec<RowResult>,
+    pub requests: usize,
+}
+
+impl Report {
+    pub fn count(&self, s: Status) -> usize {
+        self.rows.iter().filter(|r| r.status == s).count()
+    }
+
+    /// True when no required row failed.
+    pub fn ok(&self) -> bool {
+        !self
+            .rows
+            .iter()
+            .any(|r| r.status == Status::Fail && r.row.level.required())
+    }
+
+    pub fn status(&self, id: &str) -> Option<Status> {
+        self.rows.iter().find(|r| r.row.id == id).map(|r| r.status)
+    }
+
+    /// The report as the documented `--json` object (schema [`SCHEMA`]).
+    pub fn to_json(&self, target: &str) -> Value {
+        json!({
+            "schema": SCHEMA,
+            "target": target,
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "requests": self.requests,
+            "verdict": {
+                "ok": self.ok(),
+                "passed": self.count(Status::Pass),
+                "failed": self.count(Status::Fail),
+                "skipped": self.count(Status::Skipped),
+            },
+            "rows": self.rows.iter().map(|r| json!({
+                "id": r.row.id,
+                "group": r.row.group,
+                "title": r.row.title,
+                "level": r.row.level.id(),
+                "required": r.row.level.required(),
+                "guard": match r.row.guard {
+                    Guard::Check(c) => c.id(),
+                    Guard::Encoding => "encoding",
+                    Guard::Protocol => "protocol",
+                    Guard::Robustness => "robustness",
+                },
+                "why": r.row.why(),
+                "status": r.status.id(),
+                "evidence": r.evidence,
+                "requests": r.requests,
+                "shows": r.row.shows,
+                "sent": r.sent,
+                "got": r.got,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Why an audit could not be made at all (exit code 2).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AuditError {
+    /// The server could not be reached, or answered with something that is not JSON-RPC.
+    Connection(String),
+    /// No tool answers with a ticket, so there is nothing to audit.
+    NoTicket(String),
+}
+
+impl std::fmt::Display for AuditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AuditError::Connection(e) => write!(f, "{e}"),
+            AuditError::NoTicket(e) => write!(f, "nothing to audit: {e}"),
+        }
+    }
+}
+
+/// How a server answered one request, as far as the audit cares.
+#[derive(Clone, Debug, PartialEq)]
+enum Answer {
+    Complete,
+    /// `input_required`, with the ticket it carried.
+    Asked(Option<String>),
+    Error(i64, String),
+    /// No JSON-RPC response (an HTTP error page, a closed connection…).
+    Broken(String),
+}
+
+impl Answer {
+    fn of(ex: &Exchange) -> Answer {
+        let b = &ex.body;
+        if let Some(e) = b.get("error") {
+            return Answer::Error(
+                e.get("code").and_then(Value::as_i64).unwrap_or(0),
+                e.get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+            );
+        }
+        match b.get("result").map(ResultType::of) {
+            Some(Ok(ResultType::Complete)) => Answer::Complete,
+            Some(Ok(ResultType::InputRequired)) => Answer::Asked(
+                b.pointer("/result/requestState")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            ),
+            Some(Err(e)) => Answer::Broken(e),
+            None => Answer::Broken(match ex.status {
+                Some(s) => format!("HTTP {s} without a JSON-RPC response"),
+                None => "no JSON-RPC response".into(),
+            }),
+        }
+    }
+
+    fn refused(&self) -> bool {
+        matches!(self, Answer::Error(..))
+    }
+
+    fn words(&self) -> String {
+        match self {
+            Answer::Complete => "a complete result (the work was done)".into(),
+            Answer::Asked(Some(_)) => "input_required with a new ticket".into(),
+            Answer::Asked(None) => "input_required".into(),
+            Answer::Error(code, msg) => format!("error {code} {msg:?}"),
+            Answer::Broken(why) => why.clone(),
+        }
+    }
+}
+
+/// A call made and answered with a ticket: what a row starts from.
+struct Minted {
+    ticket: String,
+    /// The honest retry: answers, the ticket, a new id.
+    retry: Value,
+    /// The answers it carries.
+    responses: Value,
+}
+
+struct Auditor<'a> {
+    wire: &'a mut dyn Wire,
+    client: Client,
+    opts: &'a Options,
+    tool: String,
+    arguments: Value,
+    next_id: i64,
+    requests: usize,
+    progress: &'a mut dyn FnMut(&str),
+}
+
+/// The row's outcome while it runs.
+type Judged = (Status, String, Option<Value>, Option<Value>);
+
+fn pass(evidence: String) -> Judged {
+    (Status::Pass, evidence, None, None)
+}
+
+fn skipped(why: &str) -> Judged {
+    (Status::Skipped, why.to_owned(), None, None)
+}
+
+/// The most requests a row can send: what an audit promises before it starts.
+pub fn row_budget(id: &str) -> usize {
+    match id {
+        "substitution" => 1 + variants::MAX_SUBSTITUTIONS,
+        // tools/list, the audited call, one probe per other tool, the retry.
+        "other-tool" => 3 + MAX_TOOL_PROBES,
+        "race" => 1 + RACE_WIDTH,
+        "standard-alphabet" => ALPHABET_TRIES + 1,
+        "type-confusion" => 5,
+        "launder" => 4,
+        "whitespace" | "appended" => 4,
+        "repeat" | "truncated" | "no-signature" | "padding" | "non-ascii" => 3,
+        _ => 2,
+    }
+}
+
+/// The most requests a whole audit sends: tools/list, the tool probes, and every row.
+pub fn max_requests() -> usize {
+    1 + MAX_TOOL_PROBES + ROWS.iter().map(|r| row_budget(r.id)).sum::<usize>()
+}
+
+/// Runs every row against the server behind `wire`. `progress` hears one line per row.
+pub fn audit(
+    wire: &mut dyn Wire,
+    opts: &Options,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report, AuditError> {
+    let caps = ClientCapabilities::from_value(&opts.capabilities);
+    let mut client = Client::new(caps, "mrtr-audit", env!("CARGO_PKG_VERSION"));
+    client.envelope.raw_capabilities = opts.capabilities.clone();
+    let mut a = Auditor {
+        wire,
+        client,
+        opts,
+        tool: String::new(),
+        arguments: Value::Null,
+        next_id: 1,
+        requests: 0,
+        progress,
+    };
+    a.choose_tool()?;
+    let mut rows = Vec::with_capacity(ROWS.len());
+    let mut baseline_ok = true;
+    for (i, row) in ROWS.iter().enumerate() {
+        let before = a.requests;
+        (a.progress)(&format!("[{}/{}] {}", i + 1, ROWS.len(), row.title));
+        let (status, evidence, sent, got) = if !baseline_ok {
+            skipped("the honest retry does not complete, so no refusal can be told from a failure")
+        } else {
+            a.run(row)?
+        };
+        if row.id == "honest" && status != Status::Pass {
+            baseline_ok = false;
+        }
+        debug_assert!(a.requests - before <= row_budget(row.id), "{}", row.id);
+        rows.push(RowResult {
+            row,
+            status,
+            evidence,
+            sent,
+            got,
+            requests: a.requests - before,
+        });
+    }
+    Ok(Report {
+        tool: a.tool,
+        arguments: a.arguments,
+        rows,
+        requests: a.requests,
+    })
+}
+
+impl Auditor<'_> {
+    fn id(&mut self) -> i64 {
+        self.next_id += 1;
+        1_000 + self.next_id
+    }
+
+    fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, AuditError> {
+        self.requests += 1;
+        self.wire.send(msg, who).map_err(AuditError::Connection)
+    }
+
+    fn with_id(&mut self, msg: &Value) -> Value {
+        let mut m = msg.clone();
+        m["id"] = json!(self.id());
+        m
+    }
+
+    /// `tools/list`, then the named tool or the first one that answers with a ticket.
+    fn choose_tool(&mut self) -> Result<(), AuditError> {
+        let list = self.client.simple("tools/list", json!({}));
+        let listed = self.send(&list, Who::Caller)?;
+        let tools: Vec<Value> = listed
+            .body
+            .pointer("/result/tools")
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| {
+                AuditError::Connection(format!(
+                    "tools/list did not answer with a list of tools: {}",
+                    short(&listed.body)
+                ))
+            })?;
+        let candidates: Vec<(String, Value)> = match &self.opts.tool {
+            Some(name) => {
+                let schema = tools
+                    .iter()
+                    .find(|t| t.get("name").and_then(Value::as_str) == Some(name.as_str()))
+                    .and_then(|t| t.get("inputSchema").cloned())
+                    .unwrap_or(Value::Null);
+                vec![(name.clone(), schema)]
+            }
+            None => tools
+                .iter()
+                .filter_map(|t| {
+                    Some((
+                        t.get("name")?.as_str()?.to_owned(),
+                        t.get("inputSchema").cloned().unwrap_or(Value::Null),
+                    ))
+                })
+                .take(MAX_TOOL_PROBES)
+                .collect(),
+        };
+        let mut seen = Vec::new();
+        for (name, schema) in candidates {
+            let args = self
+                .opts
+                .arguments
+                .clone()
+                .unwrap_or_else(|| arguments_for(&schema));
+            let (_, call) = self
+                .client
+                .begin("tools/call", json!({"name": name, "arguments": args}));
+            let ex = self.send(&call, Who::Caller)?;
+            match Answer::of(&ex) {
+                Answer::Asked(Some(_)) => {
+                    (self.progress)(&format!("auditing {name} {args}"));
+                    self.tool = name;
+                    self.arguments = args;
+                    return Ok(());
+                }
+                other => seen.push(format!("{name}: {}", other.words())),
+            }
+        }
+        Err(AuditError::NoTicket(if seen.is_empty() {
+            "the server lists no tools".into()
+        } else {
+            format!(
+                "no tool answered with input_required and a requestState ({})",
+                seen.join("; ")
+            )
+        }))
+    }
+
+    /// Calls the tool and answers its question: the honest retry, ready to send.
+    fn mint(&mut self, who: Who) -> Result<Result<Minted, Judged>, AuditError> {
+        let params = json!({"name": self.tool, "arguments": self.arguments});
+        self.mint_call(params, who)
+    }
+
+    fn mint_call(&mut self, params: Value, who: Who) -> Result<Result<Minted, Judged>, AuditError> {
+        let (mut call, first) = self.client.begin("tools/call", params);
+        let ex = self.send(&first, who)?;
+        let Answer::Asked(Some(ticket)) = Answer::of(&ex) else {
+            return Ok(Err((
+                Status::Fail,
+                format!(
+                    "the call did not answer with a ticket this time: {}",
+                    Answer::of(&ex).words()
+                ),
+                Some(first),
+                Some(ex.body),
+            )));
+        };
+        let mut host = AgreeableHost::default();
+        match self.client.on_response(&mut call, &ex.body, &mut host) {
+            Step::Retry(retry) => Ok(Ok(Minted {
+                ticket,
+                responses: retry["params"]
+                    .get("inputResponses")
+                    .cloned()
+                    .unwrap_or(Value::Null),
+                retry,
+            })),
+            other => Ok(Err((
+                Status::Fail,
+                format!("the client could not answer the server's question: {other:?}"),
+                Some(first),
+                Some(ex.body),
+            ))),
+        }
+    }
+
+    /// Sends `variants` of the ticket in the honest retry, one by one, until one is not
+    /// refused (the row fails there) or all are (it passes).
+    fn refuses_all(
+        &mut self,
+        m: &Minted,
+        variants: Vec<Variant>,
+        who: Who,
+    ) -> Result<Judged, AuditError> {
+        let n = variants.len();
+        let mut last = None;
+        for v in variants {
+            let mut msg = self.with_id(&m.retry);
+            msg["params"]["requestState"] = json!(v.ticket);
+            let ex = self.send(&msg, who)?;
+            let a = Answer::of(&ex);
+            if !a.refused() {
+                return Ok((
+                    Status::Fail,
+                    format!("sent the honest retry with {}; got {}", v.what, a.words()),
+                    Some(msg),
+                    Some(ex.body),
+                ));
+            }
+            last = Some((msg, ex.body, a));
+        }
+        Ok(match last {
+            Some((msg, body, a)) => (
+                Status::Pass,
+                format!("refused all {n} variant(s); the last got {}", a.words()),
+                Some(msg),
+                Some(body),
+            ),
+            None => skipped("no variant applies to this ticket"),
+        })
+    }
+
+    /// Sends `msg` once: the row passes when it is refused.
+    fn refused(&mut self, msg: Value, who: Who, what: &str) -> Result<Judged, AuditError> {
+        let ex = self.send(&msg, who)?;
+        let a = Answer::of(&ex);
+        let status = if a.refused() {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        Ok((
+            status,
+            format!("sent {what}; got {}", a.words()),
+            Some(msg),
+            Some(ex.body),
+        ))
+    }
+
+    fn run(&mut self, row: &Row) -> Result<Judged, AuditError> {
+        macro_rules! minted {
+            ($who:expr) => {
+                match self.mint($who)? {
+                    Ok(m) => m,
+                    Err(j) => return Ok(j),
+                }
+            };
+        }
+        let id = row.id;
+        match id {
+            "honest" | "new-id" => {
+                let m = minted!(Who::Caller);
+                let retry = self.with_id(&m.retry);
+                let ex = self.send(&retry, Who::Caller)?;
+                let a = Answer::of(&ex);
+                if id == "honest" {
+                    let status = if a == Answer::Complete {
+                        Status::Pass
+                    } else {
+                        Status::Fail
+                    };
+                    return Ok((
+                        status,
+                        format!("sent the honest retry; got {}", a.words()),
+                        Some(retry),
+                        Some(ex.body),
+                    ));
+                }
+                let same = ex.body.get("id") == retry.get("id");
+                Ok((
+                    if same { Status::Pass } else { Status::Fail },
+                    format!(
+                        "the retry went out with id {}; the answer carried id {}",
+                        retry["id"],
+                        ex.body.get("id").cloned().unwrap_or(Value::Null)
+                    ),
+                    Some(retry),
+                    Some(ex.body),
+                ))
+            }
+            "standard-alphabet" => {
+                // A ticket spelled without - or _ reads the same in both alphabets; about
+                // one in four signed tickets is, so take the first of a few that is not.
+                // A server that mints the same ticket for the same call within a second gets
+                // a slightly different argument on each try, so its tickets differ.
+                for i in 0..ALPHABET_TRIES {
+                    let mut args = self.arguments.clone();
+                    if i > 0 {
+                        change_an_argument(&mut args);
+                    }
+                    let params = json!({"name": self.tool, "arguments": args});
+                    let m = match self.mint_call(params, Who::Caller)? {
+                        Ok(m) => m,
+                        Err(j) => return Ok(j),
+                    };
+                    if let Some(v) = variants::standard_alphabet(&m.ticket) {
+                        return self.refuses_all(&m, vec![v], Who::Caller);
+                    }
+                }
+                Ok(skipped("none of the tickets minted had a - or _, so their spelling is the same in both alphabets"))
+            }
+            "substitution" | "field-edit" | "truncated" | "appended" | "no-signature"
+            | "padding" | "whitespace" | "non-ascii" => {
+                let m = minted!(Who::Caller);
+                let vs = match id {
+                    "substitution" => variants::substitutions(&m.ticket),
+                    "field-edit" => match variants::field_edit(&m.ticket) {
+                        Some(v) => vec![v],
+                        None => return Ok(skipped("the payload is not readable (sealed): no field to edit; the substitutions cover it")),
+                    },
+                    "truncated" => variants::truncated(&m.ticket),
+                    "appended" => variants::appended(&m.ticket),
+                    "no-signature" => match variants::without_signature(&m.ticket) {
+                        Some(v) => v,
+                        None => return Ok(skipped("the ticket is one sealed segment: no separate signature to remove")),
+                    },
+                    "padding" => variants::padded(&m.ticket),
+                    "whitespace" => variants::whitespace(&m.ticket),
+                    _ => variants::non_ascii(&m.ticket),
+                };
+                self.refuses_all(&m, vs, Who::Caller)
+            }
+            "other-token" | "no-token" => {
+                if !self.wire.principals() {
+                    return Ok(skipped("one principal here (stdio: the process user), so there is nobody else to steal the ticket"));
+                }
+                let m = minted!(Who::Caller);
+                let msg = self.with_id(&m.retry);
+                let who = if id == "other-token" {
+                    Who::Other
+                } else {
+                    Who::Nobody
+                };
+                let what = if id == "other-token" {
+                    "the honest retry with another caller's token"
+                } else {
+                    "the honest retry with no token"
+                };
+                self.refused(msg, who, what)
+            }
+            "other-arguments" | "extra-argument" => {
+                let m = minted!(Who::Caller);
+                let mut msg = self.with_id(&m.retry);
+                let args = &mut msg["params"]["arguments"];
+                let what = if id == "extra-argument" {
+                    if !args.is_object() {
+                        *args = json!({});
+                    }
+                    args["mrtr_audit_extra"] = json!(true);
+                    "the honest retry with an extra argument mrtr_audit_extra".to_owned()
+                } else {
+                    match change_an_argument(args) {
+                        Some(what) => format!("the honest retry with {what}"),
+                        None => return Ok(skipped("the call has no argument to change")),
+                    }
+                };
+                self.refused(msg, Who::Caller, &what)
+            }
+            "other-tool" => self.other_tool(),
+            "expired" => {
+                let Some(wait) = self.opts.ttl_wait_s else {
+                    return Ok(skipped(
+                        "give --ttl-wait SECONDS, longer than the server's ticket lifetime",
+                    ));
+                };
+                let m = minted!(Who::Caller);
+                if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
+                    return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));
+                }
+                self.wire.wait(wait);
+                let msg = self.with_id(&m.retry);
+                self.refused(
+                    msg,
+                    Who::Caller,
+                    &format!("the honest retry {wait} s later"),
+                )
+            }
+            "repeat" | "launder" | "race" => {
+                if !self.opts.expect_single_use {
+                    return Ok(skipped("single use is not claimed (--expect-single-use): a server may accept a ticket more than once"));
+                }
+                let m = minted!(Who::Caller);
+                match id {
+                    "repeat" => self.repeat(&m),
+                    "launder" => self.launder(&m),
+                    _ => self.race(&m),
+                }
+            }
+            "capability-gating" => {
+                let m = minted!(Who::Caller);
+                let mut msg = self.with_id(&m.retry);
+                if let Some(p) = msg["params"].as_object_mut() {
+                    p.remove("inputResponses");
+                }
+                msg["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
+                let ex = self.send(&msg, Who::Caller)?;
+                let undeclared: Vec<String> = ex
+                    .body
+                    .pointer("/result/inputRequests")
+                    .and_then(Value::as_object)
+                    .map(|reqs| {
+                        reqs.iter()
+                            .filter_map(|(k, r)| {
+                                InputRequest::from_value(r)
+                                    .ok()
+                                    .map(|r| format!("{k} ({})", r.kind().label()))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let a = Answer::of(&ex);
+                let status = if undeclared.is_empty() && !matches!(a, Answer::Broken(_)) {
+                    Status::Pass
+                } else {
+                    Status::Fail
+                };
+                let got = if undeclared.is_empty() {
+                    a.words()
+                } else {
+                    format!("a request for {}", undeclared.join(", "))
+                };
+                Ok((
+                    status,
+                    format!(
+                        "sent the retry without its answer, declaring no capabilities; got {got}"
+                    ),
+                    Some(msg),
+                    Some(ex.body),
+                ))
+            }
+            "type-confusion" => {
+                let m = minted!(Who::Caller);
+                for (v, what) in [
+                    (json!(12345), "a number"),
+                    (json!({"ticket": m.ticket}), "an object"),
+                    (Value::Null, "null"),
+                    (json!([m.ticket]), "an array"),
+                ] {
+                    let mut msg = self.with_id(&m.retry);
+                    msg["params"]["requestState"] = v;
+                    let ex = self.send(&msg, Who::Caller)?;
+                    let a = Answer::of(&ex);
+                    if matches!(a, Answer::Complete | Answer::Broken(_)) {
+                        return Ok((
+                            Status::Fail,
+                            format!("sent requestState as {what}; got {}", a.words()),
+                            Some(msg),
+                            Some(ex.body),
+                        ));
+                    }
+                }
+                Ok(pass("a number, an object, null and an array: none completed, each got a JSON-RPC answer".into()))
+            }
+            "oversize-ticket" => {
+                let m = minted!(Who::Caller);
+                let mut msg = self.with_id(&m.retry);
+                msg["params"]["requestState"] = json!(variants::oversize(64 * 1024));
+                let ex = self.send(&msg, Who::Caller)?;
+                let a = Answer::of(&ex);
+                let status = if a.refused() {
+                    Status::Pass
+                } else {
+                    Status::Fail
+                };
+                let mut sent = msg;
+                sent["params"]["requestState"] = json!("v1.AAAA… (65539 characters)");
+                Ok((
+                    status,
+                    format!("sent a 64 KiB ticket; got {}", a.words()),
+                    Some(sent),
+                    Some(ex.body),
+                ))
+            }
+            _ => {
+                // "oversize-body": any answer will do, a result included; a 5xx, silence
+                // or a server that stops answering will not.
+                self.requests += 1;
+                let Some(r) = self.wire.oversize_body(2 << 20) else {
+                    return Ok(skipped(
+                        "this transport has no request body to make too large",
+                    ));
+                };
+                let ex = r.map_err(AuditError::Connection)?;
+                let answered = ex.status.is_none_or(|s| s < 500);
+                let list = self.client.simple("tools/list", json!({}));
+                let alive = Answer::of(&self.send(&list, Who::Caller)?) == Answer::Complete;
+                let status = if answered && alive {
+                    Status::Pass
+                } else {
+                    Status::Fail
+                };
+                let status_text = ex.status.map(|s| format!("HTTP {s}, ")).unwrap_or_default();
+                Ok((
+                    status,
+                    format!(
+                        "sent a 2 MiB body; got {status_text}{}; then tools/list {}",
+                        Answer::of(&ex).words(),
+                        if alive {
+                            "still answered"
+                        } else {
+                            "did not answer"
+                        }
+                    ),
+                    None,
+                    Some(ex.body),
+                ))
+            }
+        }
+    }
+
+    fn repeat(&mut self, m: &Minted) -> Result<Judged, AuditError> {
+        let first = self.with_id(&m.retry);
+        let a = Answer::of(&self.send(&first, Who::Caller)?);
+        if a != Answer::Complete {
+            return Ok((
+                Status::Fail,
+                format!("the honest retry did not complete: {}", a.words()),
+                Some(first),
+                None,
+            ));
+        }
+        let again = self.with_id(&m.retry);
+        self.refused(again, Who::Caller, "the same retry a second time (new id)")
+    }
+
+    fn launder(&mut self, m: &Minted) -> Result<Judged, AuditError> {
+        let first = self.with_id(&m.retry);
+        let a = Answer::of(&self.send(&first, Who::Caller)?);
+        if a != Answer::Complete {
+            return Ok((
+                Status::Fail,
+                format!("the honest retry did not complete: {}", a.words()),
+                Some(first),
+                None,
+            ));
+        }
+        let mut stripped = self.with_id(&m.retry);
+        if let Some(p) = stripped["params"].as_object_mut() {
+            p.remove("inputResponses");
+        }
+        let ex = self.send(&stripped, Who::Caller)?;
+        let Answer::Asked(Some(fresh)) = Answer::of(&ex) else {
+            let a = Answer::of(&ex);
+            let status = if matches!(a, Answer::Complete | Answer::Broken(_)) {
+                Status::Fail
+            } else {
+                Status::Pass
+            };
+            return Ok((
+                status,
+                format!(
+                    "sent the spent ticket without the answer; got {}",
+                    a.words()
+                ),
+                Some(stripped),
+                Some(ex.body),
+            ));
+        };
+        let mut redeem = self.with_id(&m.retry);
+        redeem["params"]["requestState"] = json!(fresh);
+        redeem["params"]["inputResponses"] = m.responses.clone();
+        let ex2 = self.send(&redeem, Who::Caller)?;
+        let a2 = Answer::of(&ex2);
+        let status = if a2 == Answer::Complete {
+            Status::Fail
+        } else {
+            Status::Pass
+        };
+        Ok((
+            status,
+            format!("sent the spent ticket without the answer and got a fresh ticket; redeeming it got {}", a2.words()),
+            Some(redeem),
+            Some(ex2.body),
+        ))
+    }
+
+    fn race(&mut self, m: &Minted) -> Result<Judged, AuditError> {
+        let msgs: Vec<Value> = (0..RACE_WIDTH).map(|_| self.with_id(&m.retry)).collect();
+        self.requests += msgs.len();
+        let Some(r) = self.wire.race(&msgs, Who::Caller) else {
+            self.requests -= msgs.len();
+            return Ok(skipped(
+                "one connection here (stdio): requests cannot be sent at once",
+            ));
+        };
+        let answers = r.map_err(AuditError::Connection)?;
+        let done = answers
+            .iter()
+            .filter(|e| Answer::of(e) == Answer::Complete)
+            .count();
+        let status = if done == 1 {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        Ok((
+            status,
+            format!(
+                "sent {} identical retries at once; {done} completed",
+                msgs.len()
+            ),
+            msgs.into_iter().next(),
+            answers
+                .into_iter()
+                .find(|e| Answer::of(e) == Answer::Complete)
+                .map(|e| e.body),
+        ))
+    }
+
+    /// The ticket of the audited tool, presented to another tool that answers with a ticket,
+    /// with the answers that tool asks for.
+    fn other_tool(&mut self) -> Result<Judged, AuditError> {
+        let list = self.client.simple("tools/list", json!({}));
+        let tools = self.send(&list, Who::Caller)?.body;
+        let others: Vec<(String, Value)> = tools
+            .pointer("/result/tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|t| {
+                Some((
+                    t.get("name")?.as_str()?.to_owned(),
+                    t.get("inputSchema").cloned().unwrap_or(Value::Null),
+                ))
+            })
+            .filter(|(n, _)| *n != self.tool)
+            .take(MAX_TOOL_PROBES)
+            .collect();
+        let m = match self.mint(Who::Caller)? {
+            Ok(m) => m,
+            Err(j) => return Ok(j),
+        };
+        for (name, schema) in others {
+            let args = arguments_for(&schema);
+            match self.mint_call(json!({"name": name, "arguments": args}), Who::Caller)? {
+                Ok(other) => {
+                    let mut msg = self.with_id(&other.retry);
+                    msg["params"]["requestState"] = json!(m.ticket);
+                    return self.refused(
+                        msg,
+                        Who::Caller,
+                        &format!("{name}'s retry carrying the {} ticket", self.tool),
+                    );
+                }
+                Err(_) => continue,
+            }
+        }
+        Ok(skipped("no other tool answers with a ticket"))
+    }
+}
+
+/// Arguments that satisfy a tool's input schema as simply as possible: each required
+/// property gets its first enum value, its default, or a plain value of its type.
+pub fn arguments_for(schema: &Value) -> Value {
+    let mut out = Map::new();
+    let props = schema.get("properties").and_then(Value::as_object);
+    let required = schema.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        let prop = props
+            .and_then(|p| p.get(name))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let v = prop
+            .get("enum")
+            .and_then(|e| e.get(0))
+            .or_else(|| prop.get("default"))
+            .cloned()
+            .unwrap_or_else(|| match prop.get("type").and_then(Value::as_str) {
+                Some("number") | Some("integer") => json!(1),
+                Some("boolean") => json!(true),
+                Some("object") => json!({}),
+                Some("array") => json!([]),
+                _ => json!("audit"),
+            });
+        out.insert(name.to_owned(), v);
+    }
+    Value::Object(out)
+}
+
+/// Changes the first argument it can: a string gets a suffix, a number one more, a boolean
+/// flips. Says what it did. (Called again, it changes the same argument again.)
+fn change_an_argument(args: &mut Value) -> Option<String> {
+    let m = args.as_object_mut()?;
+    for (k, v) in m.iter_mut() {
+        let before = v.to_string();
+        match v {
+            Value::String(s) => s.push_str("-other"),
+            Value::Number(n) => *v = json!(n.as_f64().unwrap_or(0.0) + 1.0),
+            Value::Bool(b) => *b = !*b,
+            _ => continue,
+        }
+        return Some(format!("argument {k:?} changed from {before} to {v}"));
+    }
+    None
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 200 {
+        format!(
+            "{}…",
+            &s[..s.char_indices().nth(200).map_or(s.len(), |(i, _)| i)]
+        )
+    } else {
+        s
+    }
+}

@@ -1,0 +1,309 @@
+//! What an audit checks, and why: one row per way a ticket can be misused, each tied to the
+//! check of the lesson that stops it (the same `Check` the page's check lists show), or to
+//! the protocol rule it tests, with the widget state that shows the misuse.
+
+use mrtr_core::checks::Check;
+
+/// What stops the misuse a row tries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// One of the lesson's checks on a returned ticket.
+    Check(Check),
+    /// Strict decoding: a ticket has exactly one spelling.
+    Encoding,
+    /// A rule of the protocol, not a ticket check.
+    Protocol,
+    /// Robustness: bad input gets an error, never a crash or a result.
+    Robustness,
+}
+
+/// How strongly the spec (or the lab) asks for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Must,
+    Should,
+    /// The lab's own hardening, beyond the spec: reported, not required.
+    Recommended,
+}
+
+impl Level {
+    pub fn id(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::Should => "SHOULD",
+            Level::Recommended => "recommended",
+        }
+    }
+
+    /// A failing row at this level fails the audit.
+    pub fn required(self) -> bool {
+        !matches!(self, Level::Recommended)
+    }
+}
+
+/// One row of the report card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// Stable, for `--json`, links and tests.
+    pub id: &'static str,
+    pub group: &'static str,
+    /// What the server must do, in a sentence.
+    pub title: &'static str,
+    pub guard: Guard,
+    pub level: Level,
+    /// The page's widget state that shows this misuse (a fragment, without `#`).
+    pub shows: &'static str,
+}
+
+impl Row {
+    /// Why the row exists: the check's own question and what it stops, or the rule.
+    pub fn why(&self) -> String {
+        match self.guard {
+            Guard::Check(c) => format!("{}: stops {}.", c.question(), c.stops()),
+            Guard::Encoding => "Strict decoding: one ticket, one spelling, so an edit can never slip through as a variant of the same bytes.".into(),
+            Guard::Protocol => match self.id {
+                "honest" => "The baseline: the retry with the answer and the ticket, unchanged, finishes the work. Without it nothing else can be judged.".into(),
+                "new-id" => "JSON-RPC: a response carries its request's id, and a retry is a new request with a new id.".into(),
+                "capability-gating" => "A server must never ask for a kind of input the request did not declare (MUST NOT; -32021 instead).".into(),
+                _ => String::new(),
+            },
+            Guard::Robustness => "The ticket is attacker-controlled input (MUST): any shape or size gets an error, never a result or a crash.".into(),
+        }
+    }
+
+    pub fn by_id(id: &str) -> Option<&'static Row> {
+        ROWS.iter().find(|r| r.id == id)
+    }
+}
+
+const fn check(
+    id: &'static str,
+    group: &'static str,
+    title: &'static str,
+    c: Check,
+    level: Level,
+    shows: &'static str,
+) -> Row {
+    Row {
+        id,
+        group,
+        title,
+        guard: Guard::Check(c),
+        level,
+        shows,
+    }
+}
+
+/// Every row, in the order an audit runs them.
+pub const ROWS: [Row; 24] = [
+    Row {
+        id: "honest",
+        group: "baseline",
+        title: "The honest retry completes",
+        guard: Guard::Protocol,
+        level: Level::Must,
+        shows: "w=roundtrip&step=5",
+    },
+    Row {
+        id: "new-id",
+        group: "protocol",
+        title: "The retry's answer carries the retry's own new id",
+        guard: Guard::Protocol,
+        level: Level::Must,
+        shows: "w=raw",
+    },
+    check(
+        "substitution",
+        "integrity",
+        "Every single-character change of the ticket is refused",
+        Check::Signature,
+        Level::Must,
+        "w=misuse&move=onechar",
+    ),
+    check(
+        "field-edit",
+        "integrity",
+        "A payload re-encoded with a field edited is refused",
+        Check::Signature,
+        Level::Must,
+        "w=misuse&move=edit",
+    ),
+    check(
+        "truncated",
+        "integrity",
+        "A truncated ticket is refused",
+        Check::Signature,
+        Level::Must,
+        "w=ticket",
+    ),
+    check(
+        "appended",
+        "integrity",
+        "A ticket with bytes appended is refused",
+        Check::Signature,
+        Level::Must,
+        "w=ticket",
+    ),
+    check(
+        "no-signature",
+        "integrity",
+        "A ticket with its signature removed is refused",
+        Check::Signature,
+        Level::Must,
+        "w=misuse&move=forge",
+    ),
+    Row {
+        id: "padding",
+        group: "encoding",
+        title: "Base64 padding added to the ticket is refused",
+        guard: Guard::Encoding,
+        level: Level::Recommended,
+        shows: "w=ticket",
+    },
+    Row {
+        id: "standard-alphabet",
+        group: "encoding",
+        title: "The ticket in the standard Base64 alphabet (+ and /) is refused",
+        guard: Guard::Encoding,
+        level: Level::Recommended,
+        shows: "w=ticket",
+    },
+    Row {
+        id: "whitespace",
+        group: "encoding",
+        title: "White space around or inside the ticket is refused",
+        guard: Guard::Encoding,
+        level: Level::Recommended,
+        shows: "w=ticket",
+    },
+    Row {
+        id: "non-ascii",
+        group: "encoding",
+        title: "A non-ASCII character in the ticket is refused",
+        guard: Guard::Encoding,
+        level: Level::Recommended,
+        shows: "w=ticket",
+    },
+    check(
+        "other-token",
+        "principal",
+        "Another caller's token cannot redeem the ticket",
+        Check::Principal,
+        Level::Should,
+        "w=misuse&move=alice",
+    ),
+    check(
+        "no-token",
+        "principal",
+        "A caller with no token cannot redeem the ticket",
+        Check::Principal,
+        Level::Should,
+        "w=misuse&move=alice",
+    ),
+    check(
+        "other-arguments",
+        "request",
+        "The ticket cannot finish a call with other arguments",
+        Check::Request,
+        Level::Should,
+        "w=misuse&move=prod",
+    ),
+    check(
+        "extra-argument",
+        "request",
+        "The ticket cannot finish a call with an extra argument",
+        Check::Request,
+        Level::Should,
+        "w=misuse&move=prod",
+    ),
+    check(
+        "other-tool",
+        "request",
+        "The ticket cannot finish a call to another tool",
+        Check::Request,
+        Level::Should,
+        "w=misuse&move=prod",
+    ),
+    check(
+        "expired",
+        "expiry",
+        "The ticket is refused once its lifetime is over",
+        Check::Expiry,
+        Level::Should,
+        "w=misuse&move=wait",
+    ),
+    check(
+        "repeat",
+        "single use",
+        "The same retry sent twice finishes the work once",
+        Check::SingleUse,
+        Level::Must,
+        "w=misuse&move=twice&single=1",
+    ),
+    check(
+        "launder",
+        "single use",
+        "A spent ticket cannot be traded for a fresh one by a retry without the answer",
+        Check::SingleUse,
+        Level::Must,
+        "w=misuse&move=launder&single=1&naive=1",
+    ),
+    check(
+        "race",
+        "single use",
+        "Identical retries sent at once finish the work once",
+        Check::SingleUse,
+        Level::Must,
+        "w=timeline&single=1",
+    ),
+    Row {
+        id: "capability-gating",
+        group: "protocol",
+        title: "A retry that declares no capabilities is never asked for input it cannot give",
+        guard: Guard::Protocol,
+        level: Level::Must,
+        shows: "w=rules",
+    },
+    Row {
+        id: "type-confusion",
+        group: "robustness",
+        title: "requestState as a number, object, null or array never completes the work",
+        guard: Guard::Robustness,
+        level: Level::Must,
+        shows: "w=ticket",
+    },
+    Row {
+        id: "oversize-ticket",
+        group: "robustness",
+        title: "A 64 KiB ticket gets a clear error",
+        guard: Guard::Robustness,
+        level: Level::Must,
+        shows: "w=ticket",
+    },
+    Row {
+        id: "oversize-body",
+        group: "robustness",
+        title: "A 2 MiB request body is answered, and the server keeps serving",
+        guard: Guard::Robustness,
+        level: Level::Must,
+        shows: "w=ticket",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_every_check_but_answer_is_tried() {
+        for (i, r) in ROWS.iter().enumerate() {
+            assert!(ROWS[..i].iter().all(|o| o.id != r.id), "{}", r.id);
+            assert!(!r.why().is_empty(), "{}", r.id);
+        }
+        for c in Check::ALL {
+            let tried = ROWS.iter().any(|r| r.guard == Guard::Check(c));
+            // A missing answer is not an attack: the server asks again.
+            assert_eq!(tried, c != Check::Answer, "{c:?}");
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The audit's wire to a simulated replica: the page's sample report, and the proof that
+//! each row fails exactly when the check that guards it is off, in milliseconds.
+
+use mrtr_core::checks::CheckPolicy;
+use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
+use mrtr_core::{CallContext, FixedClock, Principal, SeededEntropy, Server, ServerConfig};
+use serde_json::{json, Value};
+
+use super::{Exchange, Who, Wire};
+use crate::world::{EPOCH_S, SHARED_SECRET};
+
+/// One replica of the lab's server, on a virtual clock: bob is the caller, alice the other.
+pub struct SimWire {
+    server: Server,
+    now_s: u64,
+    rng: SeededEntropy,
+    /// Every exchange, in order.
+    pub log: Vec<(Value, Value)>,
+}
+
+impl SimWire {
+    pub fn new(policy: CheckPolicy, naive_ask_again: bool, seed: u64) -> SimWire {
+        let key = Key::new("k1", SHARED_SECRET).unwrap_or_else(|_| unreachable!("a 32-byte key"));
+        let server = Server::new(
+            ServerConfig {
+                name: "audited".into(),
+                policy,
+                naive_ask_again,
+                ..ServerConfig::default()
+            },
+            Codec::new(Keyring::new(key), Seal::Signed),
+            mrtr_core::fixtures::catalog(),
+        );
+        SimWire {
+            server,
+            now_s: 0,
+            rng: SeededEntropy::new(seed),
+            log: Vec::new(),
+        }
+    }
+
+    /// The server's ticket lifetime, in seconds.
+    pub fn ttl_s(&self) -> u64 {
+        self.server.config.ttl_s
+    }
+}
+
+impl Wire for SimWire {
+    fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, String> {
+        self.now_s += 1;
+        let principal = match who {
+            Who::Caller => Principal::user("bob"),
+            Who::Other => Principal::user("alice"),
+            Who::Nobody => Principal::Anonymous,
+        };
+        let clock = FixedClock((EPOCH_S + self.now_s) * 1000);
+        let reply = self.server.handle(
+            msg,
+            &mut CallContext {
+                principal: &principal,
+                clock: &clock,
+                entropy: &mut self.rng,
+            },
+        );
+        let body = reply.response.unwrap_or(Value::Null);
+        self.log.push((msg.clone(), body.clone()));
+        Ok(Exchange {
+            status: Some(reply.http_status),
+            body,
+        })
+    }
+
+    /// In turn, on one replica: what matters is the memory they share, not the timing.
+    fn race(&mut self, msgs: &[Value], who: Who) -> Option<Result<Vec<Exchange>, String>> {
+        Some(msgs.iter().map(|m| self.send(m, who)).collect())
+    }
+
+    fn wait(&mut self, seconds: u64) {
+        self.now_s += seconds;
+    }
+
+    fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>> {
+        let text = format!("{{\"pad\":\"{}\"}}", "x".repeat(bytes));
+        let clock = FixedClock((EPOCH_S + self.now_s) * 1000);
+        let reply = self.server.handle_text(
+            &text,
+            &mut CallContext {
+                principal: &Principal::user("bob"),
+                clock: &clock,
+                entropy: &mut self.rng,
+            },
+        );
+        Some(Ok(Exchange {
+            status: Some(reply.http_status),
+            body: reply.response.unwrap_or(json!(null)),
+        }))
+    }
+
+    fn principals(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{audit, Guard, Options, Status, ROWS};
+    use super::*;
+    use mrtr_core::checks::Check;
+
+    fn run(policy: CheckPolicy, naive: bool) -> super::super::Report {
+        let mut wire = SimWire::new(policy, naive, 7);
+        let opts = Options {
+            tool: None,
+            expect_single_use: true,
+            ttl_wait_s: Some(wire.ttl_s() + 1),
+            ..Options::default()
+        };
+        audit(&mut wire, &opts, &mut |_| {}).unwrap()
+    }
+
+    fn all_on() -> CheckPolicy {
+        CheckPolicy {
+            single_use: true,
+            ..CheckPolicy::default()
+        }
+    }
+
+    #[test]
+    fn the_labs_server_passes_every_row() {
+        let r = run(all_on(), false);
+        for row in &r.rows {
+            assert_eq!(row.status, Status::Pass, "{}: {}", row.row.id, row.evidence);
+        }
+        assert!(r.ok());
+        assert_eq!(r.tool, "deploy");
+    }
+
+    #[test]
+    fn each_check_turned_off_fails_exactly_the_rows_it_guards() {
+        for check in [
+            Check::Signature,
+            Check::Principal,
+            Check::Expiry,
+            Check::Request,
+            Check::SingleUse,
+        ] {
+            let mut p = all_on();
+            p.set(check, false);
+            let r = run(p, false);
+            for row in &r.rows {
+                let guarded = row.row.guard == Guard::Check(check);
+                let want = if guarded { Status::Fail } else { Status::Pass };
+                assert_eq!(
+                    row.status, want,
+                    "{check:?} off, row {}: {}",
+                    row.row.id, row.evidence
+                );
+            }
+            assert!(!r.ok());
+        }
+    }
+
+    #[test]
+    fn a_naive_ask_again_fails_only_the_laundering_row() {
+        let r = run(all_on(), true);
+        for row in &r.rows {
+            let want = if row.row.id == "launder" {
+                Status::Fail
+            } else {
+                Status::Pass
+            };
+            assert_eq!(row.status, want, "{}: {}", row.row.id, row.evidence);
+        }
+    }
+
+    #[test]
+    fn the_report_is_the_documented_json() {
+        let r = run(all_on(), false);
+        let j = r.to_json("sim://replica");
+        assert_eq!(j["schema"], "mrtr-audit/1");
+        assert_eq!(j["rows"].as_array().unwrap().len(), ROWS.len());
+        assert_eq!(j["verdict"]["ok"], true);
+        let row = &j["rows"][2];
+        for key in [
+            "id", "group", "title", "level", "required", "guard", "why", "status", "evidence",
+            "requests", "shows",
+        ] {
+            assert!(!row[key].is_null(), "{key}");
+        }
+        assert_eq!(j["requests"], r.requests);
+        // Bounded by the budget the audit prints before it starts.
+        assert!(r.requests <= super::super::max_requests(), "{}", r.requests);
+        for row in &r.rows {
+            assert!(
+                row.requests <= super::super::row_budget(row.row.id),
+                "{}",
+                row.row.id
+            );
+        }
+    }
+}

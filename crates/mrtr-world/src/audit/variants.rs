@@ -1,0 +1,308 @@
+//! Edits of a ticket whose format the auditor does not know: it only assumes what every
+//! codec seen so far shares (a short ASCII prefix, Base64url segments joined by dots).
+//! Each edit says what it changed, for the report's evidence line.
+
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::Engine;
+use serde_json::Value;
+
+/// Substitutions tried at most per ticket (spread over it when it is longer).
+pub const MAX_SUBSTITUTIONS: usize = 1024;
+
+const URL_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// One changed ticket and what changed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    pub ticket: String,
+    pub what: String,
+}
+
+/// The character one step away in the Base64url alphabet (its lowest bit flipped: at the
+/// end of a segment that is a bit no byte uses, so only a strict decoder notices), or `A`.
+fn sibling(c: u8) -> u8 {
+    match URL_ALPHABET.iter().position(|&a| a == c) {
+        Some(i) => URL_ALPHABET[i ^ 1],
+        None => b'A',
+    }
+}
+
+/// One change per position (all of them up to [`MAX_SUBSTITUTIONS`], else evenly spread and
+/// always the last 64): the character replaced by its sibling.
+pub fn substitutions(ticket: &str) -> Vec<Variant> {
+    let bytes = ticket.as_bytes();
+    let n = bytes.len();
+    let positions: Vec<usize> = if n <= MAX_SUBSTITUTIONS {
+        (0..n).collect()
+    } else {
+        let tail = n.saturating_sub(64);
+        let step = n.div_ceil(MAX_SUBSTITUTIONS - 64);
+        (0..tail).step_by(step).chain(tail..n).collect()
+    };
+    positions
+        .into_iter()
+        .filter(|&i| bytes[i].is_ascii())
+        .map(|i| {
+            let mut b = bytes.to_vec();
+            b[i] = sibling(bytes[i]);
+            Variant {
+                ticket: String::from_utf8_lossy(&b).into_owned(),
+                what: format!(
+                    "character {i} changed ({} to {})",
+                    bytes[i] as char, b[i] as char
+                ),
+            }
+        })
+        .collect()
+}
+
+/// The dot-separated segments of a ticket, with their byte ranges.
+fn segments(ticket: &str) -> Vec<(usize, &str)> {
+    let mut at = 0;
+    ticket
+        .split('.')
+        .map(|s| {
+            let start = at;
+            at += s.len() + 1;
+            (start, s)
+        })
+        .collect()
+}
+
+/// The first segment that decodes to a JSON object: a readable payload.
+fn readable(ticket: &str) -> Option<(usize, &str, serde_json::Map<String, Value>)> {
+    segments(ticket).into_iter().find_map(|(start, s)| {
+        let bytes = URL_SAFE_NO_PAD.decode(s).ok()?;
+        match serde_json::from_slice::<Value>(&bytes).ok()? {
+            Value::Object(m) => Some((start, s, m)),
+            _ => None,
+        }
+    })
+}
+
+/// The payload decoded, one field edited (the expiry pushed a day later, or else the first
+/// text changed), re-encoded, the rest of the ticket kept. `None` for a sealed ticket.
+pub fn field_edit(ticket: &str) -> Option<Variant> {
+    let (start, seg, mut m) = readable(ticket)?;
+    let what = if let Some(exp) = m.get("exp").and_then(Value::as_u64) {
+        m.insert("exp".into(), Value::from(exp + 86_400));
+        "payload re-encoded with exp a day later, the signature kept".to_owned()
+    } else {
+        let key = first_string(&mut m)?;
+        format!("payload re-encoded with the text at {key:?} changed, the signature kept")
+    };
+    let encoded = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&Value::Object(m)).ok()?);
+    let mut t = ticket.to_owned();
+    t.replace_range(start..start + seg.len(), &encoded);
+    (t != ticket).then_some(Variant { ticket: t, what })
+}
+
+/// Changes the first string found (depth first) and says where it was.
+fn first_string(m: &mut serde_json::Map<String, Value>) -> Option<String> {
+    fn walk(v: &mut Value, path: &mut Vec<String>) -> bool {
+        match v {
+            Value::String(s) => {
+                s.push_str("-edited");
+                true
+            }
+            Value::Object(m) => m.iter_mut().any(|(k, v)| {
+                path.push(k.clone());
+                let found = walk(v, path);
+                if !found {
+                    path.pop();
+                }
+                found
+            }),
+            _ => false,
+        }
+    }
+    let mut path = Vec::new();
+    let mut v = Value::Object(std::mem::take(m));
+    let found = walk(&mut v, &mut path);
+    if let Value::Object(back) = v {
+        *m = back;
+    }
+    found.then(|| path.join("."))
+}
+
+/// How long a readable ticket says it lives (`exp - iat`), where it says both.
+pub fn stated_life(ticket: &str) -> Option<u64> {
+    let (_, _, m) = readable(ticket)?;
+    let (exp, iat) = (m.get("exp")?.as_u64()?, m.get("iat")?.as_u64()?);
+    exp.checked_sub(iat)
+}
+
+pub fn truncated(ticket: &str) -> Vec<Variant> {
+    [1, 4]
+        .into_iter()
+        .filter(|&k| ticket.len() > k)
+        .map(|k| Variant {
+            ticket: ticket[..ticket.len() - k].to_owned(),
+            what: format!("the last {k} character(s) cut off"),
+        })
+        .collect()
+}
+
+pub fn appended(ticket: &str) -> Vec<Variant> {
+    ["A", "AAAA", ".AAAA"]
+        .into_iter()
+        .map(|extra| Variant {
+            ticket: format!("{ticket}{extra}"),
+            what: format!("{extra:?} appended"),
+        })
+        .collect()
+}
+
+/// The last segment (the signature, where there is one) dropped, with and without its dot.
+/// `None` for a ticket of one segment.
+pub fn without_signature(ticket: &str) -> Option<Vec<Variant>> {
+    let dot = ticket.rfind('.')?;
+    let body = &ticket[..dot];
+    // A prefix alone ("v1.") is not a signed body.
+    if !body.contains('.') && body.len() <= 4 {
+        return None;
+    }
+    Some(vec![
+        Variant {
+            ticket: format!("{body}."),
+            what: "the last segment (the signature) removed, its dot kept".into(),
+        },
+        Variant {
+            ticket: body.to_owned(),
+            what: "the last segment (the signature) and its dot removed".into(),
+        },
+    ])
+}
+
+pub fn padded(ticket: &str) -> Vec<Variant> {
+    let mut out = vec![Variant {
+        ticket: format!("{ticket}="),
+        what: "\"=\" padding appended".into(),
+    }];
+    // Padding inside too, where a segment's length would take it.
+    let segs = segments(ticket);
+    if let Some((start, s)) = segs.iter().rev().find(|(_, s)| s.len() % 4 != 0) {
+        let pad = "=".repeat((4 - s.len() % 4) % 4);
+        let mut t = ticket.to_owned();
+        t.insert_str(start + s.len(), &pad);
+        out.push(Variant {
+            ticket: t,
+            what: format!("{pad:?} padding after a segment"),
+        });
+    }
+    out
+}
+
+/// The same bytes in the standard alphabet (`-` to `+`, `_` to `/`); `None` when the
+/// ticket has neither character, so the spelling would not change.
+pub fn standard_alphabet(ticket: &str) -> Option<Variant> {
+    let t = ticket.replace('-', "+").replace('_', "/");
+    (t != ticket).then(|| Variant {
+        ticket: t,
+        what: "the same bytes in the standard Base64 alphabet (+ and /)".into(),
+    })
+}
+
+pub fn whitespace(ticket: &str) -> Vec<Variant> {
+    let mid = ticket.len() / 2;
+    let mut inside = ticket.to_owned();
+    inside.insert(mid, ' ');
+    vec![
+        Variant {
+            ticket: format!(" {ticket}"),
+            what: "a leading space".into(),
+        },
+        Variant {
+            ticket: format!("{ticket}\n"),
+            what: "a trailing newline".into(),
+        },
+        Variant {
+            ticket: inside,
+            what: format!("a space at character {mid}"),
+        },
+    ]
+}
+
+pub fn non_ascii(ticket: &str) -> Vec<Variant> {
+    let mut chars: Vec<char> = ticket.chars().collect();
+    let mid = chars.len() / 2;
+    if let Some(c) = chars.get_mut(mid) {
+        *c = 'é';
+    }
+    vec![
+        Variant {
+            ticket: chars.into_iter().collect(),
+            what: format!("character {mid} replaced by \"é\""),
+        },
+        Variant {
+            ticket: format!("{ticket}\u{ff21}"),
+            what: "a full-width \"Ａ\" appended".into(),
+        },
+    ]
+}
+
+/// A ticket-shaped string of `bytes` characters.
+pub fn oversize(bytes: usize) -> String {
+    let body = STANDARD.encode(vec![0u8; bytes * 3 / 4]).replace('=', "");
+    format!("v1.{body}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: &str = "v1.eyJleHAiOjEwMCwicCI6eyJlbnYiOiJzdGFnaW5nIn19.abc-_Q";
+
+    #[test]
+    fn substitutions_change_one_character_each() {
+        let v = substitutions(T);
+        assert_eq!(v.len(), T.len());
+        for (i, x) in v.iter().enumerate() {
+            assert_eq!(x.ticket.len(), T.len());
+            let diff: Vec<usize> = (0..T.len())
+                .filter(|&j| x.ticket.as_bytes()[j] != T.as_bytes()[j])
+                .collect();
+            assert_eq!(diff, vec![i]);
+        }
+        // The last character's sibling differs only in the lowest bit.
+        assert_eq!(sibling(b'Q'), b'R');
+        let long = "v1.".to_owned() + &"A".repeat(5000);
+        let v = substitutions(&long);
+        assert!(v.len() <= MAX_SUBSTITUTIONS, "{}", v.len());
+        assert!(v.last().unwrap().what.contains("5002"));
+    }
+
+    #[test]
+    fn a_readable_payload_is_edited_and_re_encoded() {
+        let v = field_edit(T).unwrap();
+        assert!(v.what.contains("exp"));
+        let seg = v.ticket.split('.').nth(1).unwrap();
+        let payload: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(seg).unwrap()).unwrap();
+        assert_eq!(payload["exp"], 86_500);
+        assert!(v.ticket.ends_with(".abc-_Q"), "the signature is kept");
+        let no_exp = format!(
+            "v1.{}.sig",
+            URL_SAFE_NO_PAD.encode(br#"{"p":{"env":"staging"}}"#)
+        );
+        let v = field_edit(&no_exp).unwrap();
+        assert!(v.what.contains("\"p.env\""), "{}", v.what);
+        assert_eq!(field_edit("v1e.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), None);
+    }
+
+    #[test]
+    fn spelling_variants_keep_or_break_the_bytes() {
+        assert_eq!(
+            standard_alphabet(T).unwrap().ticket,
+            T.replace('-', "+").replace('_', "/")
+        );
+        assert_eq!(standard_alphabet("v1.abc.def"), None);
+        assert!(padded(T).iter().all(|v| v.ticket.contains('=')));
+        assert_eq!(
+            without_signature(T).unwrap()[1].ticket,
+            T[..T.rfind('.').unwrap()]
+        );
+        assert_eq!(without_signature("v1e.AAAA"), None);
+        assert!(non_ascii(T).iter().all(|v| !v.ticket.is_ascii()));
+        assert_eq!(oversize(65_536).len(), 3 + 65_536);
+    }
+}
