@@ -7,7 +7,8 @@ use wasm_bindgen::JsCast;
 
 use crate::components::page_link::shared_link;
 use crate::components::{
-    EmbedDocs, MisuseTicket, Quiz, RulesExplorer, RunItRaw, TicketInspector, TicketTimeline,
+    AuditCard, EmbedDocs, MisuseTicket, Quiz, RulesExplorer, RunItRaw, TicketInspector,
+    TicketTimeline,
 };
 use crate::first_screen::dom::{find_all, root};
 use crate::first_screen::link::{location_hash, location_search, scroll_now};
@@ -31,6 +32,7 @@ fn view_for(id: &str, link: RwSignal<Link>) -> AnyView {
         Some(Widget::Raw) => view! { <RunItRaw link=link/> }.into_any(),
         Some(Widget::Rules) => view! { <RulesExplorer link=link/> }.into_any(),
         Some(Widget::Quiz) => view! { <Quiz/> }.into_any(),
+        Some(Widget::Audit) => view! { <AuditCard link=link/> }.into_any(),
         _ => view! { <EmbedDocs/> }.into_any(),
     }
 }

@@ -28,7 +28,7 @@ test('the round trip works before the second module has been fetched', async () 
   await page.getByTestId('forward').click();
   assert.equal(await page.getByTestId('step-count').textContent(), '2 / 6');
   // Below the first screen: stand-ins, each saying what it is waiting for.
-  assert.equal(await page.locator('[data-later] .stand-in').count(), 7);
+  assert.equal(await page.locator('[data-later] .stand-in').count(), 8);
   assert.match(await page.locator('#ticket').textContent(), /Loading this widget/);
   assert.equal(await page.getByTestId('inspector').count(), 0);
   // Coming near a stand-in asks for the module (it was not needed for the first screen).

@@ -1,6 +1,7 @@
 //! Leptos view components of the widgets below the first screen (the second module). Each reads
 //! traces and verdicts computed by the core; none types one in.
 
+pub mod audit;
 mod check_list;
 pub mod embed_docs;
 pub mod inspector;
@@ -12,6 +13,7 @@ pub mod raw;
 pub mod rules;
 pub mod timeline;
 
+pub use audit::AuditCard;
 pub use check_list::CheckList;
 pub use embed_docs::EmbedDocs;
 pub use inspector::TicketInspector;

@@ -70,6 +70,7 @@ pub fn widget_title(w: Widget) -> &'static str {
         Widget::Raw => "MRTR Lab: run it raw",
         Widget::Rules => "MRTR Lab: who may ask for what",
         Widget::Quiz => "MRTR Lab: check yourself",
+        Widget::Audit => "MRTR Lab: audit your server",
     }
 }
 

@@ -33,10 +33,11 @@ pub enum Widget {
     Raw,
     Rules,
     Quiz,
+    Audit,
 }
 
 impl Widget {
-    pub const ALL: [Widget; 7] = [
+    pub const ALL: [Widget; 8] = [
         Widget::RoundTrip,
         Widget::Ticket,
         Widget::Timeline,
@@ -44,6 +45,7 @@ impl Widget {
         Widget::Raw,
         Widget::Rules,
         Widget::Quiz,
+        Widget::Audit,
     ];
 
     pub fn id(self) -> &'static str {
@@ -55,6 +57,7 @@ impl Widget {
             Widget::Raw => "raw",
             Widget::Rules => "rules",
             Widget::Quiz => "quiz",
+            Widget::Audit => "audit",
         }
     }
 
@@ -87,6 +90,8 @@ pub struct Link {
     // The rules explorer: the method, and the declared capabilities.
     pub method: &'static str,
     pub caps: ClientCapabilities,
+    // The audit card: the sample report of a weak server is shown.
+    pub audit_sample: bool,
 }
 
 fn caps_list(c: &ClientCapabilities) -> String {
@@ -135,6 +140,7 @@ impl Default for Link {
             stateless: false,
             method: METHODS[0],
             caps: default_caps(),
+            audit_sample: false,
         }
     }
 }
@@ -237,6 +243,9 @@ impl Link {
         if self.caps != default_caps() {
             parts.push(format!("caps={}", caps_list(&self.caps)));
         }
+        if self.audit_sample {
+            parts.push("sample=1".into());
+        }
         parts.join("&")
     }
 
@@ -335,6 +344,11 @@ impl Link {
                 "predict" => match value {
                     "1" => link.predict = true,
                     "0" => link.predict = false,
+                    _ => bad(&mut notes),
+                },
+                "sample" => match value {
+                    "1" => link.audit_sample = true,
+                    "0" => link.audit_sample = false,
                     _ => bad(&mut notes),
                 },
                 "chg" => link.breakage.change_ticket = value == "1",

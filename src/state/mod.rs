@@ -1,5 +1,6 @@
 //! App state: plain types with methods (tested natively), between the world and the views.
 
+pub mod audit_report;
 pub mod checks_view;
 pub mod embed;
 pub mod json_view;

@@ -1,0 +1,49 @@
+// Audit your server: a report card from a report the reader opens or pastes, or from a weak
+// server audited on the spot; failing rows lead to the widget that shows the misuse.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+
+let site, browser;
+before(async () => { site = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await site?.close(); });
+
+const failed = (page) => page.locator('.audit-row.fail').evaluateAll((els) => els.map((e) => e.dataset.row));
+
+test('audit: the sample is a weak server audited here, and a failing row links to its misuse', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=audit' });
+  await waitForApp(page);
+  await page.getByTestId('audit-sample').click();
+  assert.match(await page.getByTestId('audit-verdict').textContent(), /^Fails: a required row failed\. \d+ passed, 3 failed/);
+  assert.deepEqual(await failed(page), ['other-token', 'no-token', 'expired']);
+  assert.match(page.url(), /w=audit.*sample=1/);
+  await page.locator('.audit-row[data-row=other-token] a.see').click();
+  await page.getByTestId('misuse').waitFor();
+  assert.match(page.url(), /w=misuse&.*move=alice/);
+  assert.ok(await page.getByTestId('move-alice').isChecked());
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('audit: a pasted or opened report is read here; a bad one gets a sentence', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=audit' });
+  await waitForApp(page);
+  await page.locator('.audit .paste summary').click();
+  await page.getByTestId('audit-paste').fill('{"not": "a report"}');
+  assert.match(await page.getByTestId('audit-error').textContent(), /not an mrtr-audit report/);
+  const report = {
+    schema: 'mrtr-audit/1', target: 'http://example.test/mcp', tool: 'deploy', requests: 3,
+    rows: [
+      { id: 'honest', status: 'pass', evidence: 'sent the honest retry; got a complete result' },
+      { id: 'substitution', status: 'fail', evidence: '<img src=x onerror=alert(1)>', shows: 'javascript:alert(1)' },
+    ],
+  };
+  await page.getByTestId('audit-file').setInputFiles({ name: 'report.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(report)) });
+  await page.getByTestId('audit-report').waitFor();
+  assert.deepEqual(await failed(page), ['substitution']);
+  // The evidence is text, and the link is the lab's own.
+  assert.equal(await page.locator('.audit-row img').count(), 0);
+  assert.equal(await page.locator('.audit-row[data-row=substitution] a.see').getAttribute('href'), '#w=misuse&move=onechar');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -1,0 +1,191 @@
+//! An `mrtr-audit --json` report read for the page's report card. The report is whatever the
+//! reader pasted or opened, so it is read as untrusted: size capped, schema checked, and
+//! every title, level and link taken from the lab's own list of rows by id (never from the
+//! report), so a report can only say pass, fail or skipped and give its evidence as text.
+
+use mrtr_core::checks::CheckPolicy;
+use mrtr_world::audit::{self, rows::Row, sim::SimWire, Options, SCHEMA};
+use serde_json::Value;
+
+/// The largest report read (a real one is a few hundred kilobytes at most).
+pub const MAX_REPORT_BYTES: usize = 4 << 20;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowView {
+    pub id: String,
+    /// The lab's row of that id; `None` for a row this page does not know.
+    pub row: Option<&'static Row>,
+    /// "pass", "fail" or "skipped".
+    pub status: &'static str,
+    pub evidence: String,
+}
+
+impl RowView {
+    pub fn symbol(&self) -> &'static str {
+        match self.status {
+            "pass" => "✓",
+            "fail" => "✗",
+            _ => "–",
+        }
+    }
+
+    /// The widget state that shows this misuse, as an in-page link.
+    pub fn href(&self) -> Option<String> {
+        self.row.map(|r| format!("#{}", r.shows))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportView {
+    pub target: String,
+    pub tool: String,
+    pub requests: u64,
+    pub rows: Vec<RowView>,
+}
+
+impl ReportView {
+    pub fn count(&self, status: &str) -> usize {
+        self.rows.iter().filter(|r| r.status == status).count()
+    }
+
+    /// True when no required row failed (unknown rows count as required).
+    pub fn ok(&self) -> bool {
+        !self
+            .rows
+            .iter()
+            .any(|r| r.status == "fail" && r.row.is_none_or(|row| row.level.required()))
+    }
+}
+
+/// Reads a report, or says in a sentence why it cannot.
+pub fn parse(text: &str) -> Result<ReportView, String> {
+    if text.len() > MAX_REPORT_BYTES {
+        return Err(format!(
+            "This report is {} bytes; the page reads reports up to {} MB.",
+            text.len(),
+            MAX_REPORT_BYTES >> 20
+        ));
+    }
+    let v: Value = serde_json::from_str(text.trim())
+        .map_err(|e| format!("This is not JSON ({e}). Paste the output of mrtr-audit --json."))?;
+    match v.get("schema").and_then(Value::as_str) {
+        Some(SCHEMA) => {}
+        Some(other) => {
+            return Err(format!(
+                "This report is of schema {other:?}; the page reads {SCHEMA:?}."
+            ))
+        }
+        None => return Err("This JSON has no \"schema\": it is not an mrtr-audit report.".into()),
+    }
+    let rows = v
+        .get("rows")
+        .and_then(Value::as_array)
+        .ok_or("The report has no list of rows.")?;
+    let text_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let id = text_of(r, "id");
+            let status = match r.get("status").and_then(Value::as_str) {
+                Some("pass") => "pass",
+                Some("fail") => "fail",
+                Some("skipped") => "skipped",
+                _ => return Err(format!("Row {id:?} has no status pass, fail or skipped.")),
+            };
+            Ok(RowView {
+                row: Row::by_id(&id),
+                id,
+                status,
+                evidence: text_of(r, "evidence"),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(ReportView {
+        target: text_of(&v, "target"),
+        tool: text_of(&v, "tool"),
+        requests: v.get("requests").and_then(Value::as_u64).unwrap_or(0),
+        rows,
+    })
+}
+
+/// The report of a weak server, made now by running the audit against the lab's server
+/// with the naive preset (it signs an expiry it never checks and binds no principal).
+pub fn sample() -> String {
+    let policy = CheckPolicy {
+        expiry: false,
+        principal: false,
+        ..CheckPolicy::default()
+    };
+    let mut wire = SimWire::new(policy, false, 2026);
+    let opts = Options {
+        ttl_wait_s: Some(wire.ttl_s() + 1),
+        ..Options::default()
+    };
+    match audit::audit(&mut wire, &opts, &mut |_| {}) {
+        Ok(r) => r
+            .to_json("the lab's server with the naive preset (simulated in this page)")
+            .to_string(),
+        Err(e) => format!("{{\"error\": {:?}}}", e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_is_a_real_report_of_a_weak_server() {
+        let r = parse(&sample()).unwrap();
+        assert_eq!(r.tool, "deploy");
+        let failed: Vec<&str> = r
+            .rows
+            .iter()
+            .filter(|x| x.status == "fail")
+            .map(|x| x.id.as_str())
+            .collect();
+        assert_eq!(failed, ["other-token", "no-token", "expired"]);
+        assert!(!r.ok());
+        let row = r.rows.iter().find(|x| x.id == "other-token").unwrap();
+        assert_eq!(row.href().as_deref(), Some("#w=misuse&move=alice"));
+        assert_eq!(row.symbol(), "✗");
+    }
+
+    #[test]
+    fn bad_reports_get_a_sentence_not_a_panic() {
+        for (text, says) in [
+            ("", "not JSON"),
+            ("[1,2]", "no \"schema\""),
+            (r#"{"schema":"other/9"}"#, "schema \"other/9\""),
+            (r#"{"schema":"mrtr-audit/1"}"#, "no list of rows"),
+            (
+                r#"{"schema":"mrtr-audit/1","rows":[{"id":"x","status":"maybe"}]}"#,
+                "no status",
+            ),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+        assert!(parse(&" ".repeat(MAX_REPORT_BYTES + 1))
+            .unwrap_err()
+            .contains("MB"));
+    }
+
+    #[test]
+    fn links_and_titles_come_from_the_labs_rows_not_the_report() {
+        let text = r#"{"schema":"mrtr-audit/1","rows":[
+            {"id":"other-token","status":"fail","evidence":"<img src=x>","shows":"javascript:alert(1)","title":"Forged"},
+            {"id":"from-the-future","status":"fail","evidence":"?"}]}"#;
+        let r = parse(text).unwrap();
+        assert_eq!(r.rows[0].href().as_deref(), Some("#w=misuse&move=alice"));
+        assert_eq!(
+            r.rows[0].row.unwrap().title,
+            "Another caller's token cannot redeem the ticket"
+        );
+        assert_eq!(
+            r.rows[0].evidence, "<img src=x>",
+            "kept as text; the view escapes it"
+        );
+        assert_eq!(r.rows[1].href(), None);
+        assert!(!r.ok(), "an unknown failing row counts as required");
+    }
+}
