@@ -237,7 +237,14 @@ impl Wire for HttpWire {
             "x".repeat(bytes)
         );
         let headers = vec![("Mcp-Method".to_owned(), "tools/list".to_owned())];
-        let r = HttpWire::post(&self.agent, &self.url, &headers, body);
+        // A connection of its own: a server may answer 413 and close it, and the next
+        // request must not find it in the shared pool.
+        let fresh: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(self.agent.config().timeouts().global)
+            .build()
+            .into();
+        let r = HttpWire::post(&fresh, &self.url, &headers, body);
         // A server that stops reading and hangs up refuses the body too.
         let r = match r {
             Err(e) if e.contains("failed") => Ok(Exchange {
