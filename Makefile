@@ -23,8 +23,6 @@ lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p mrtr-lab --target wasm32-unknown-unknown --all-targets -- -D warnings
-	# The first module is built without the widgets feature (no Leptos): lint it as it is built.
-	cargo clippy -p mrtr-lab --target wasm32-unknown-unknown --lib --bin mrtr-lab --no-default-features -- -D warnings
 
 test-native:
 	cargo test --workspace
@@ -53,7 +51,8 @@ cluster-stop:
 interop: setup
 	scripts/interop.sh
 
-## Figures, not tests: ticket round trips per second against mrtr-server and the SDK servers.
+## Figures, not tests: the page (Lighthouse, size, long tasks, monkey), then ticket round trips
+## per second against mrtr-server, the cluster and the SDK servers.
 bench: setup
 	scripts/bench.sh
 

@@ -11,8 +11,6 @@ self.addEventListener('install', (event) => {
     await cache.put('./', page.clone());
     const html = await page.text();
     const files = new Set(html.match(/\.\/[A-Za-z0-9._-]+\.(?:js|wasm|css|svg)/g) ?? []);
-    // The second module is fetched by script, so its wasm is not named as a file in the page.
-    files.add('./mrtr-lab-more_bg.wasm');
     await Promise.all([...files].map((f) => cache.add(f).catch(() => {})));
     await self.skipWaiting();
   })());

@@ -1,6 +1,14 @@
-//! Component tests in a real browser (wasm-bindgen-test in headless Chromium).
+//! Component tests in a real browser (wasm-bindgen-test in headless Chromium): each widget
+//! mounted alone and driven through its main path. Every verdict they check comes from the
+//! core, through the world.
 #![cfg(target_arch = "wasm32")]
 
+use leptos::prelude::*;
+use mrtr_lab::components::{
+    AuditCard, MisuseTicket, Quiz, RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
+    TicketTimeline,
+};
+use mrtr_lab::state::link::Link;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -10,11 +18,28 @@ fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
-fn fresh_root() -> web_sys::HtmlElement {
+/// A fresh element to mount into, and the link the widget shares.
+fn mount<V: IntoView + 'static>(
+    link: Link,
+    f: impl FnOnce(RwSignal<Link>) -> V + 'static,
+) -> (web_sys::HtmlElement, RwSignal<Link>) {
+    let _ = any_spawner::Executor::init_wasm_bindgen();
     let doc = document();
-    let el = doc.create_element("div").unwrap();
+    let el: web_sys::HtmlElement = doc.create_element("div").unwrap().unchecked_into();
     doc.body().unwrap().append_child(&el).unwrap();
-    el.unchecked_into()
+    let owner = Owner::new();
+    let link = owner.with(|| RwSignal::new(link));
+    let root = el.clone();
+    owner.with(|| leptos::mount::mount_to(root, move || f(link)).forget());
+    std::mem::forget(owner);
+    (el, link)
+}
+
+fn find(root: &web_sys::HtmlElement, sel: &str) -> web_sys::HtmlElement {
+    root.query_selector(sel)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no {sel}"))
+        .unchecked_into()
 }
 
 fn text_of(root: &web_sys::HtmlElement, sel: &str) -> String {
@@ -24,85 +49,185 @@ fn text_of(root: &web_sys::HtmlElement, sel: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Lets the page's queued tasks run (the link is announced in a task of its own).
+/// Lets effects and queued tasks run.
 async fn settle() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let _ = web_sys::window()
             .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20);
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 30);
     });
     wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
 }
 
+fn set_value(el: &web_sys::HtmlElement, value: &str, event: &str) {
+    if let Some(i) = el.dyn_ref::<web_sys::HtmlInputElement>() {
+        i.set_value(value);
+    } else if let Some(t) = el.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+        t.set_value(value);
+    } else if let Some(s) = el.dyn_ref::<web_sys::HtmlSelectElement>() {
+        s.set_value(value);
+    }
+    let ev = web_sys::Event::new_with_event_init_dict(event, &{
+        let init = web_sys::EventInit::new();
+        init.set_bubbles(true);
+        init
+    })
+    .unwrap();
+    el.dispatch_event(&ev).unwrap();
+}
+
 #[wasm_bindgen_test]
 async fn round_trip_ends_with_bs_verdict_from_the_core() {
-    use mrtr_lab::first_screen::link::{write_fragment, SharedLink};
-    use mrtr_lab::first_screen::roundtrip::RoundTrip;
-    use mrtr_lab::state::link::Link;
-    let root = fresh_root();
-    let link = SharedLink::new(Link {
-        step: 5,
-        ..Link::default()
-    });
-    link.follow(|_, _| {});
-    RoundTrip::mount(&root, link.clone()).unwrap();
+    let (root, link) = mount(Link::default(), |link| view! { <RoundTrip link=link/> });
+    settle().await;
+    assert_eq!(text_of(&root, "[data-testid=step-count]"), "1 / 6");
+    assert!(root
+        .query_selector("[data-testid=verdict]")
+        .unwrap()
+        .is_none());
+    for _ in 0..5 {
+        find(&root, "[data-testid=forward]").click();
+    }
+    settle().await;
+    assert_eq!(text_of(&root, "[data-testid=step-count]"), "6 / 6");
     assert_eq!(
         text_of(&root, "[data-testid=verdict]"),
         "Replica B: Accepted"
     );
     assert!(text_of(&root, "[data-testid=transcript]").contains("deployed to staging"));
-    assert_eq!(text_of(&root, "[data-testid=step-count]"), "6 / 6");
-    assert_eq!(root.query_selector_all("svg.diagram").unwrap().length(), 1);
-
-    // Stepping back hides B's verdict; the link follows the step.
-    let back: web_sys::HtmlElement = root
-        .query_selector("[data-testid=back]")
-        .unwrap()
-        .unwrap()
-        .unchecked_into();
-    back.click();
-    assert_eq!(text_of(&root, "[data-testid=step-count]"), "5 / 6");
-    assert_eq!(text_of(&root, "[data-testid=verdict]"), "");
-    assert_eq!(link.get().step, 4);
-
-    // The other ending, set in the address bar by the other module, is refused at the signature.
-    write_fragment(
-        &Link {
-            ending: mrtr_world::Ending::Tampered,
-            step: 5,
-            ..Link::default()
-        }
-        .to_fragment(),
-    );
+    assert_eq!(link.get_untracked().step, 5, "the link follows the player");
+    // The other ending, from the link: B refuses at the signature.
+    link.update(|l| l.ending = mrtr_world::Ending::Tampered);
     settle().await;
     assert_eq!(
         text_of(&root, "[data-testid=verdict]"),
         "Replica B: Refused at the signature check"
     );
-    assert_eq!(
-        text_of(
-            &root,
-            "[data-testid=transcript] li:last-child .message-title"
-        ),
-        "<-- step 6: the refusal"
-    );
-
-    // The help opens with the focus in it, and gives it back when it closes.
-    let help: web_sys::HtmlElement = root
-        .query_selector("[data-act=help]")
-        .unwrap()
-        .unwrap()
-        .unchecked_into();
+    let checked = find(&root, "input[value=tampered]")
+        .unchecked_into::<web_sys::HtmlInputElement>()
+        .checked();
+    assert!(checked);
+    // The help takes the focus and gives it back.
+    let help: web_sys::HtmlElement = find(&root, "[aria-controls=roundtrip-help]");
     help.click();
+    settle().await;
     let active = || {
         document()
             .active_element()
-            .and_then(|e| e.get_attribute("data-act"))
+            .map(|e| e.text_content().unwrap_or_default())
     };
-    assert_eq!(active().as_deref(), Some("close-help"));
+    assert_eq!(active().as_deref(), Some("Close"));
     help.click();
+    settle().await;
     assert!(root.query_selector("[data-testid=help]").unwrap().is_none());
-    assert_eq!(active().as_deref(), Some("help"));
+    assert_eq!(active().as_deref(), Some("?"));
+}
+
+#[wasm_bindgen_test]
+async fn the_inspector_judges_an_edited_ticket() {
+    let (root, _) = mount(
+        Link::default(),
+        |link| view! { <TicketInspector link=link/> },
+    );
+    settle().await;
+    assert!(text_of(&root, "[data-testid=ticket-verdict]").contains("deployed"));
+    find(&root, "[data-testid=edit-prod]").click();
+    settle().await;
+    let verdict = text_of(&root, "[data-testid=ticket-verdict]");
+    assert!(verdict.contains("signature"), "{verdict}");
+    let input = find(&root, "[data-testid=ticket-input]");
+    set_value(&input, "not a ticket", "input");
+    settle().await;
+    assert!(text_of(&root, "[data-testid=ticket-problem]").contains("Where it breaks"));
+}
+
+#[wasm_bindgen_test]
+async fn the_timeline_refuses_the_second_redemption_with_single_use() {
+    let (root, link) = mount(
+        Link::default(),
+        |link| view! { <TicketTimeline link=link/> },
+    );
+    settle().await;
+    assert!(text_of(&root, "[data-testid=answer-5]").starts_with("Accepted"));
+    find(&root, "[data-testid=single-use]").click();
+    settle().await;
+    assert!(link.get_untracked().knobs.single_use);
+    assert!(text_of(&root, "[data-testid=answer-5]").contains("Not redeemed before"));
+}
+
+#[wasm_bindgen_test]
+async fn the_misuse_widget_plays_a_move_against_replica_b() {
+    let (root, link) = mount(Link::default(), |link| view! { <MisuseTicket link=link/> });
+    settle().await;
+    find(&root, "[data-testid=move-alice]").click();
+    settle().await;
+    assert!(text_of(&root, "[data-testid=misuse-answer]").contains("Bound to this caller"));
+    assert_eq!(link.get_untracked().mv.map(|m| m.id()), Some("alice"));
+}
+
+#[wasm_bindgen_test]
+async fn run_it_raw_shows_both_eras() {
+    let (root, _) = mount(Link::default(), |link| view! { <RunItRaw link=link/> });
+    settle().await;
+    let lanes = text_of(&root, "[data-testid=lanes]");
+    assert!(lanes.contains("server/discover") && lanes.contains("initialize"));
+    assert!(lanes.contains("deployed to prod"));
+}
+
+#[wasm_bindgen_test]
+async fn the_rules_explorer_never_asks_on_a_listing() {
+    let (root, _) = mount(Link::default(), |link| view! { <RulesExplorer link=link/> });
+    settle().await;
+    set_value(
+        &find(&root, "[data-testid=rules-method]"),
+        "tools/list",
+        "change",
+    );
+    settle().await;
+    assert!(text_of(&root, "[data-testid=rules-response]").contains("\"tools\""));
+    // Tool names mention input_required; the result itself never is one.
+    assert!(text_of(&root, "[data-testid=rules-response]").contains("\"resultType\": \"complete\""));
+}
+
+#[wasm_bindgen_test]
+async fn the_quiz_explains_an_answer() {
+    let (root, _) = mount(Link::default(), |_| view! { <Quiz/> });
+    settle().await;
+    find(&root, "[data-testid=quiz-reset]").click();
+    settle().await;
+    let first: web_sys::HtmlElement = find(&root, ".question input");
+    first.click();
+    settle().await;
+    find(&root, ".question button").click();
+    settle().await;
+    assert!(root
+        .query_selector("[role=status].feedback")
+        .unwrap()
+        .is_some());
+    assert!(text_of(&root, "[data-testid=quiz-score]").contains("of 1 answered"));
+}
+
+#[wasm_bindgen_test]
+async fn the_audit_card_reads_a_pasted_report_as_text() {
+    let (root, _) = mount(Link::default(), |link| view! { <AuditCard link=link/> });
+    settle().await;
+    let report = r#"{"schema":"mrtr-audit/1","target":"t","tool":"deploy","requests":2,"rows":[
+        {"id":"honest","status":"pass","evidence":"ok"},
+        {"id":"other-token","status":"fail","evidence":"<b>accepted</b>"}]}"#;
+    set_value(&find(&root, "[data-testid=audit-paste]"), report, "input");
+    settle().await;
+    assert!(text_of(&root, "[data-testid=audit-verdict]").starts_with("Fails"));
+    let row = find(&root, "[data-row=other-token]");
+    assert!(
+        row.text_content().unwrap().contains("<b>accepted</b>"),
+        "shown as text"
+    );
+    assert_eq!(
+        find(&root, "[data-row=other-token] a.see")
+            .get_attribute("href")
+            .as_deref(),
+        Some("#w=misuse&move=alice")
+    );
 }
 
 #[wasm_bindgen_test]

@@ -76,12 +76,12 @@ export async function waitForFirstScreen(page, timeout = 15000) {
   await page.getByTestId('caption').locator('h3').filter({ hasText: /\S/ }).first().waitFor({ timeout });
 }
 
-/** Waits until the second module has put every widget below the first screen in its place. */
+/** Waits until every widget the page shows is in its place (they mount once the page is idle). */
 export async function waitForLater(page, timeout = 15000) {
-  await page.waitForFunction(() => document.documentElement.dataset.widgets === 'ready' || !document.querySelector('[data-later]'), null, { timeout });
+  await page.waitForFunction(() => document.documentElement.dataset.widgets === 'ready', null, { timeout });
 }
 
-/** The whole page: the first screen and every widget below it. */
+/** The whole page: the round trip and every widget below it. */
 export async function waitForApp(page, timeout = 15000) {
   await waitForFirstScreen(page, timeout);
   await waitForLater(page, timeout);

@@ -33,8 +33,8 @@ test('each embed renders alone, honours the theme, and passes axe in light and d
       const { page, context, problems } = await open(browser, site, { path: `?embed=${w}&theme=${theme}#w=${w}&move=alice` });
       await page.locator(`#${w}`).waitFor();
       await waitForLater(page);
-      assert.equal(await page.locator('.masthead').count(), 0, `${w}: no page chrome`);
-      assert.equal(await page.locator('section.widget').count(), 1, `${w}: one widget`);
+      assert.equal(await page.locator('.masthead').isVisible(), false, `${w}: no page chrome`);
+      assert.equal(await page.locator('section.widget:visible').count(), 1, `${w}: one widget`);
       assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), theme);
       const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       const dark = bg === 'rgb(15, 20, 25)';
@@ -54,7 +54,7 @@ test('an embed posts its height to the page around it', async () => {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.setContent(`<script>window.heights=[];addEventListener('message',(e)=>{if(e.data&&e.data.type==='mrtr-lab:height')window.heights.push(e.data)})</script>
     <iframe id="f" src="${site.url}?embed=timeline" style="width:800px;border:0"></iframe>`);
-  // The stand-in's height may come first; the widget's own follows when it has arrived.
+  // The reserved space's height may come first; the widget's own follows when it has arrived.
   await page.waitForFunction(() => window.heights.some((h) => h.height > 300), null, { timeout: 15000 });
   const heights = await page.evaluate(() => window.heights);
   assert.ok(heights.every((h) => h.widget === 'timeline'), JSON.stringify(heights));

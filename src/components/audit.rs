@@ -1,7 +1,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::state::audit_report::{parse, sample, ReportView, RowView};
+use crate::state::audit_report::{parse, ReportView, RowView, SAMPLE_FILE};
 use crate::state::link::{Link, Widget};
 
 /// Where the report on show came from.
@@ -18,13 +18,22 @@ enum Source {
 pub fn AuditCard(link: RwSignal<Link>) -> impl IntoView {
     let source = RwSignal::new(Source::Nothing);
     let sample_on = Memo::new(move |_| link.with(|l| l.audit_sample));
-    // Made only when asked for: it runs the whole audit against a simulated server.
-    let sample_text = Memo::new(move |_| sample_on.get().then(sample));
+    // Fetched from beside the page only when asked for.
+    let sample_text = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        if sample_on.get() && sample_text.with_untracked(Option::is_none) {
+            leptos::task::spawn_local(async move {
+                sample_text.set(Some(fetch_text(SAMPLE_FILE).await.unwrap_or_else(|e| {
+                    format!("{{\"error\": \"the sample report could not be fetched ({e})\"}}")
+                })));
+            });
+        }
+    });
     let report = Memo::new(move |_| -> Option<Result<ReportView, String>> {
-        match (source.get(), sample_text.get()) {
-            (Source::Reader(t), _) => Some(parse(&t)),
-            (Source::Nothing, Some(t)) => Some(parse(&t)),
-            (Source::Nothing, None) => None,
+        match (source.get(), sample_on.get(), sample_text.get()) {
+            (Source::Reader(t), _, _) => Some(parse(&t)),
+            (Source::Nothing, true, Some(t)) => Some(parse(&t)),
+            (Source::Nothing, _, _) => None,
         }
     });
     let show_sample = move |_| {
@@ -65,10 +74,7 @@ pub fn AuditCard(link: RwSignal<Link>) -> impl IntoView {
         });
     };
     view! {
-        <section class="card widget audit" id="audit" aria-labelledby="audit-h" data-testid="audit">
-            <h2 id="audit-h">"Audit your server"</h2>
-            <p class="intro">"The misuses on this page are not only for the lab's own server. "<code>"mrtr-audit"</code>" points every one of them at an MCP server you run: it finds a tool that answers with a ticket, then edits, steals, stretches and replays that ticket, one row per misuse, and says which the server refused. Run it, then open its report here: the page reads it in your browser and sends it nowhere."</p>
-            <pre class="json small command" tabindex="0">"mrtr-audit http://127.0.0.1:3000/mcp --token bob-token --other-token alice-token --json > report.json"</pre>
+        <div class="audit-body">
             <div class="audit-input">
                 <label class="file">"Open a report "
                     <input type="file" accept="application/json,.json" data-testid="audit-file" on:change=on_file/>
@@ -84,7 +90,7 @@ pub fn AuditCard(link: RwSignal<Link>) -> impl IntoView {
                 Err(e) => view! { <p class="feedback refused" role="alert" data-testid="audit-error">{e}</p> }.into_any(),
                 Ok(r) => card(r).into_any(),
             })}
-        </section>
+        </div>
     }
 }
 
@@ -146,4 +152,22 @@ fn rows(list: Vec<RowView>) -> impl IntoView {
             }
         })
         .collect_view()
+}
+
+/// A file from beside the page, as text.
+async fn fetch_text(path: &str) -> Result<String, String> {
+    use wasm_bindgen_futures::JsFuture;
+    let resp = JsFuture::from(window().fetch_with_str(path))
+        .await
+        .map_err(|_| "no answer".to_owned())?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "not a response".to_owned())?;
+    if !resp.ok() {
+        return Err(format!("HTTP {}", resp.status()));
+    }
+    let text = resp.text().map_err(|_| "no body".to_owned())?;
+    JsFuture::from(text)
+        .await
+        .ok()
+        .and_then(|v| v.as_string())
+        .ok_or_else(|| "not text".to_owned())
 }

@@ -1,11 +1,29 @@
 use leptos::prelude::*;
 use mrtr_core::Verdict;
 
-use crate::markup::check_list_inner;
+use crate::state::checks_view::{check_rows, headline, tone};
 
-/// A verdict: the headline, then each check as symbol, question, word and reason. The markup
-/// is the one the first screen draws too.
+/// A verdict: the headline, then each check as symbol, question, word and reason (never colour
+/// alone), all read off the core's `Verdict`.
 #[component]
 pub fn CheckList(verdict: Verdict, #[prop(optional)] by: Option<&'static str>) -> impl IntoView {
-    view! { <div class="check-list" inner_html=check_list_inner(&verdict, by)></div> }
+    let head = match by {
+        Some(b) => format!("{b}: {}", headline(&verdict)),
+        None => headline(&verdict),
+    };
+    view! {
+        <div class="check-list">
+            <p class=format!("verdict {}", tone(&verdict)) data-testid="verdict">{head}</p>
+            <ol class="checks">
+                {check_rows(&verdict).into_iter().map(|c| view! {
+                    <li class=format!("check {}", c.word.replace(' ', "-")) data-check=c.id>
+                        <span class="symbol" aria-hidden="true">{c.symbol}</span>
+                        <span class="question">{c.question}</span>
+                        <span class="word">{c.word}</span>
+                        {c.reason.map(|r| view! { <span class="reason">{r}</span> })}
+                    </li>
+                }).collect_view()}
+            </ol>
+        </div>
+    }
 }

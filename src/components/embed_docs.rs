@@ -1,6 +1,5 @@
 use leptos::prelude::*;
 
-use crate::markup::EMBED_DOCS;
 use crate::state::embed::{snippet, widget_title};
 use crate::state::link::Widget;
 
@@ -22,9 +21,7 @@ fn page_base() -> String {
 pub fn EmbedDocs() -> impl IntoView {
     let base = page_base();
     view! {
-        <section class="card widget embed-docs" id=EMBED_DOCS aria-labelledby="embed-h" data-testid="embed-docs">
-            <h2 id="embed-h">"Embed a widget"</h2>
-            <p class="intro">"Each widget runs on its own with "<code>"?embed=<name>"</code>" (add "<code>"&theme=light"</code>" or "<code>"dark"</code>" to fix the theme, and any deep link after "<code>"#"</code>"). The iframe reports its height to your page, so the snippet's script can size it. Everything runs in the reader's browser; nothing is loaded from anywhere but this folder."</p>
+        <div class="embed-docs-body">
             <ul class="embeds">
                 {Widget::ALL.into_iter().map(|w| {
                     let code = snippet(&base, w);
@@ -44,6 +41,6 @@ pub fn EmbedDocs() -> impl IntoView {
                     }
                 }).collect_view()}
             </ul>
-        </section>
+        </div>
     }
 }

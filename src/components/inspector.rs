@@ -85,9 +85,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
     };
 
     view! {
-        <section class="card widget inspector" id="ticket" aria-labelledby="ticket-h" data-testid="inspector">
-            <h2 id="ticket-h">"Inside the ticket"</h2>
-            <p class="intro">"Here is the ticket replica A handed bob. Whatever the client sends back is untrusted, so the server checks every byte. Edit it and replica B judges the honest retry carrying your version, live. Nothing here re-signs a ticket: that takes a key only the servers hold."</p>
+        <div class="inspector-body">
             {move || inspection.get().map(|i| {
                 let accepted = i.verdict.accepted() && i.response.get("error").is_none();
                 view! {
@@ -175,6 +173,6 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                 }
             })}
             <ServerKnobs link=link widget=Widget::Ticket/>
-        </section>
+        </div>
     }
 }

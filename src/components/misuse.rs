@@ -34,9 +34,7 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
     });
     let show = move || mv.get().is_some() && (!predict.get() || revealed.get());
     view! {
-        <section class="card widget misuse" id="misuse" aria-labelledby="misuse-h" data-testid="misuse">
-            <h2 id="misuse-h">"Misuse the ticket"</h2>
-            <p class="intro">"bob asked for a staging deploy, and the server answered with a question and a ticket. Now you hold that ticket: act as bob's client, or as whoever stole it, and choose what to send. Just one of the ten moves ends in one clean deploy."</p>
+        <div class="misuse-body">
             <label class="toggle">
                 <input type="checkbox" data-testid="predict" prop:checked=move || predict.get()
                     on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { l.predict = on; l.widget = Widget::Misuse; }); }/>
@@ -106,7 +104,7 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                     }
                 })}
             </Show>
-        </section>
+        </div>
     }
 }
 

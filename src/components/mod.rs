@@ -1,5 +1,5 @@
-//! Leptos view components of the widgets below the first screen (the second module). Each reads
-//! traces and verdicts computed by the core; none types one in.
+//! Leptos view components of the widgets. Each reads traces and verdicts computed by the core;
+//! none types one in.
 
 pub mod audit;
 mod check_list;
@@ -7,10 +7,13 @@ pub mod embed_docs;
 pub mod inspector;
 pub mod knobs;
 pub mod misuse;
+pub mod notes;
 pub mod page_link;
 pub mod quiz;
 pub mod raw;
+pub mod roundtrip;
 pub mod rules;
+pub mod theme;
 pub mod timeline;
 
 pub use audit::AuditCard;
@@ -18,7 +21,9 @@ pub use check_list::CheckList;
 pub use embed_docs::EmbedDocs;
 pub use inspector::TicketInspector;
 pub use misuse::MisuseTicket;
+pub use notes::LinkNotes;
 pub use quiz::Quiz;
 pub use raw::RunItRaw;
+pub use roundtrip::RoundTrip;
 pub use rules::RulesExplorer;
 pub use timeline::TicketTimeline;

@@ -80,8 +80,7 @@ pub fn Quiz() -> impl IntoView {
     let progress = RwSignal::new(load());
     let score = move || progress.with(Progress::score);
     view! {
-        <section class="card widget quiz" id="quiz" aria-labelledby="quiz-h" data-testid="quiz">
-            <h2 id="quiz-h">"Check yourself"</h2>
+        <div class="quiz-body">
             <p class="score" data-testid="quiz-score" aria-live="polite">
                 {move || { let (r, a, t) = score(); format!("{r} right of {a} answered, {t} questions") }}
                 " "
@@ -90,6 +89,6 @@ pub fn Quiz() -> impl IntoView {
             <ol class="questions">
                 {QUESTIONS.iter().enumerate().map(|(i, q)| view! { <QuizQuestion q=q n=i + 1 progress=progress/> }).collect_view()}
             </ol>
-        </section>
+        </div>
     }
 }

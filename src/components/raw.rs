@@ -55,9 +55,7 @@ pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
             .collect_view()
     };
     view! {
-        <section class="card widget raw" id="raw" aria-labelledby="raw-h" data-testid="raw">
-            <h2 id="raw-h">"Run it raw"</h2>
-            <p class="intro">"The lab's client and server, talking over an in-page transport, every line printed as it crossed: "<code>"-->"</code>" from the client, "<code>"<--"</code>" from the server. One lane is the 2026-07-28 era; the other is a 2025-11-25 client, served by the same deploy handler through the compatibility shim."</p>
+        <div class="raw-body">
             <fieldset class="knobs">
                 <legend>"Break it"</legend>
                 <div class="knob-row">
@@ -94,6 +92,6 @@ pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
                     }).collect_view()
                 }}
             </div>
-        </section>
+        </div>
     }
 }

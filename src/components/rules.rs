@@ -27,9 +27,7 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
         ("roots", "roots", |c| &mut c.roots),
     ];
     view! {
-        <section class="card widget rules" id="rules" aria-labelledby="rules-h" data-testid="rules">
-            <h2 id="rules-h">"Who may ask for what"</h2>
-            <p class="intro">"Pick a request and what the client declares in its envelope. The lab's server answers for real."</p>
+        <div class="rules-body">
             <div class="rules-controls">
                 <label>"Method "
                     <select data-testid="rules-method" on:change=move |ev| {
@@ -81,6 +79,6 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
                     <li><span class="who">{r.who}</span>" "{r.rule}" "<a href=format!("#{}", r.link)>{format!("See: {}", r.see)}</a></li>
                 }).collect_view()}
             </ul>
-        </section>
+        </div>
     }
 }

@@ -62,9 +62,7 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
             .unwrap_or(400)
     });
     view! {
-        <section class="card widget timeline" id="timeline" aria-labelledby="timeline-h" data-testid="timeline">
-            <h2 id="timeline-h">"The ticket against the clock"</h2>
-            <p class="intro">"Replica A mints bob's ticket at t = 0. Six retries follow, each at its own time, each run through a replica. Drag a retry's slider to move it in time, or change the lifetime, and every row is run again."</p>
+        <div class="timeline-body">
             <ClockKnobs link=link widget=Widget::Timeline/>
             <svg class="axis" viewBox=format!("0 0 {AXIS_W} 70") role="img" aria-label="Clock: when each retry is sent, and when the ticket expires">
                 <line class="axis-line" x1=AXIS_PAD y1="40" x2=AXIS_W - AXIS_PAD y2="40"/>
@@ -132,6 +130,6 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                 </table>
             </div>
             <p class="hint">"✓ passed · ✗ failed · – not reached (an earlier check already refused) · ○ turned off. The checks stop edits, theft, lateness and misdirection, not repeats: only a server that remembers what it redeemed refuses the second send, and only if every replica shares that memory."</p>
-        </section>
+        </div>
     }
 }

@@ -3,9 +3,14 @@
 //! every title, level and link taken from the lab's own list of rows by id (never from the
 //! report), so a report can only say pass, fail or skipped and give its evidence as text.
 
-use mrtr_core::checks::CheckPolicy;
-use mrtr_world::audit::{self, rows::Row, sim::SimWire, Options, SCHEMA};
+use mrtr_world::audit::{rows::Row, SCHEMA};
 use serde_json::Value;
+
+/// The sample report, a file beside the page (`assets/audit-sample.json`): the audit of the
+/// lab's server with the naive preset, made natively by [`sample`] and checked by a test to
+/// be exactly what the audit says today. (Running the audit in the page would ship the whole
+/// audit engine in its wasm.)
+pub const SAMPLE_FILE: &str = "audit-sample.json";
 
 /// The largest report read (a real one is a few hundred kilobytes at most).
 pub const MAX_REPORT_BYTES: usize = 4 << 20;
@@ -108,9 +113,12 @@ pub fn parse(text: &str) -> Result<ReportView, String> {
     })
 }
 
-/// The report of a weak server, made now by running the audit against the lab's server
-/// with the naive preset (it signs an expiry it never checks and binds no principal).
+/// The report of a weak server, made by running the audit against the lab's server with the
+/// naive preset (it signs an expiry it never checks and binds no principal).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn sample() -> String {
+    use mrtr_core::checks::CheckPolicy;
+    use mrtr_world::audit::{self, sim::SimWire, Options};
     let policy = CheckPolicy {
         expiry: false,
         principal: false,
@@ -122,16 +130,31 @@ pub fn sample() -> String {
         ..Options::default()
     };
     match audit::audit(&mut wire, &opts, &mut |_| {}) {
-        Ok(r) => r
-            .to_json("the lab's server with the naive preset (simulated in this page)")
-            .to_string(),
+        Ok(r) => {
+            let json = r.to_json("the lab's server with the naive preset (simulated)");
+            serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"
+        }
         Err(e) => format!("{{\"error\": {:?}}}", e.to_string()),
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sample_file_is_what_the_audit_says_today() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/audit-sample.json");
+        let today = sample();
+        if std::env::var_os("MRTR_BLESS").is_some() {
+            std::fs::write(path, &today).unwrap();
+        }
+        let file = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            file == today,
+            "assets/audit-sample.json is not what the audit says today: rerun with MRTR_BLESS=1"
+        );
+    }
 
     #[test]
     fn the_sample_is_a_real_report_of_a_weak_server() {

@@ -152,6 +152,28 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
     }
 }
 
+thread_local! {
+    /// The last trace made, by its knobs and ending.
+    static LAST_TRACE: std::cell::RefCell<Option<((mrtr_world::Knobs, mrtr_world::Ending), Trace)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The round trip's trace, made once per knobs and ending: the page makes the first one in a
+/// task of its own before the widget mounts, so neither task is long.
+pub fn trace_of(knobs: mrtr_world::Knobs, ending: mrtr_world::Ending) -> Trace {
+    LAST_TRACE.with(|c| {
+        let mut c = c.borrow_mut();
+        match &*c {
+            Some((key, t)) if *key == (knobs, ending) => t.clone(),
+            _ => {
+                let t = mrtr_world::round_trip(knobs, ending);
+                *c = Some(((knobs, ending), t.clone()));
+                t
+            }
+        }
+    })
+}
+
 /// SVG user units as whole numbers: a unit is under a pixel here, and integers keep the float
 /// formatter out of the wasm.
 pub fn px(v: f64) -> i32 {

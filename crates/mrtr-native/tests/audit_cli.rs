@@ -89,12 +89,16 @@ fn a_weak_server_fails_the_rows_of_the_check_it_skips_and_exits_1() {
         "--other-token",
         "alice-token",
         "--transcript",
-        "target/audit-cli-test",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/audit-cli-test"),
     ]);
     assert_eq!(code, 1, "{out}\n{err}");
     assert!(out.contains("✗ FAIL  other-token"), "{out}");
     assert!(out.contains("verdict: FAIL"), "{out}");
-    let transcript = std::fs::read_to_string("target/audit-cli-test/transcript.jsonl").unwrap();
+    let transcript = std::fs::read_to_string(concat!(
+        env!("CARGO_TARGET_TMPDIR"),
+        "/audit-cli-test/transcript.jsonl"
+    ))
+    .unwrap();
     let lines: Vec<Value> = transcript
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

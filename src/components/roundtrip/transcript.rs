@@ -1,0 +1,77 @@
+//! The wire, message by message, up to the step on show: JSON with every key that explains
+//! itself on hover or focus, and the retry's changed and added fields marked.
+
+use leptos::prelude::*;
+use mrtr_world::diff::Change;
+
+use crate::state::json_view::{explain, text, Token};
+use crate::state::transcript::{explain_by_id, title, Line, GLOSSARY};
+
+#[component]
+pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView {
+    let list = NodeRef::<leptos::html::Ol>::new();
+    // Keep the newest message in view inside the list, without scrolling the page. Reading a
+    // position forces layout, so it waits for the next frame.
+    Effect::new(move |_| {
+        let n = lines.with(Vec::len);
+        step.track();
+        if n > 1 {
+            request_animation_frame(move || {
+                let Some(ol) = list.get_untracked() else {
+                    return;
+                };
+                if let Ok(Some(cur)) = ol.query_selector(".message.current:last-child") {
+                    if let Ok(cur) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(cur) {
+                        ol.set_scroll_top(cur.offset_top() - 8);
+                    }
+                }
+            });
+        }
+    });
+    view! {
+        <div class="transcript" data-testid="transcript">
+            <h3>"On the wire"</h3>
+            <p class="hint">"Underlined keys explain themselves on hover or focus. In the retry, "
+                <span class="legend changed">"changed"</span>" and "<span class="legend added">"added"</span>" fields are marked."</p>
+            <ul class="sr-only">
+                {GLOSSARY.into_iter().filter_map(explain).map(|(id, text)| view! { <li id=format!("tip-{id}")>{text}</li> }).collect_view()}
+            </ul>
+            <ol class="messages" node_ref=list>
+                // Keyed by content: a line the next trace shares stays, focus and all.
+                <For each=move || lines.get() key=|l| (l.id, text(&l.tokens)) let:l>
+                    <Message line=l step=step/>
+                </For>
+            </ol>
+        </div>
+    }
+}
+
+#[component]
+fn Message(line: Line, step: Signal<usize>) -> impl IntoView {
+    let own = line.step;
+    view! {
+        <li class=move || if step.get() == own { "message current" } else { "message" } data-kind=line.kind.id()>
+            <p class="message-title">{title(&line)}</p>
+            <pre class="json">{line.tokens.into_iter().map(token).collect_view()}</pre>
+        </li>
+    }
+}
+
+fn token(t: Token) -> AnyView {
+    let change = match t.change {
+        Some(Change::Changed) => " changed",
+        Some(Change::Added) => " added",
+        Some(Change::Removed) => " removed",
+        _ => "",
+    };
+    match t.field.and_then(|f| explain_by_id(f).map(|tip| (f, tip))) {
+        // The explanation is drawn from data-tip by CSS, so it never joins the JSON's text
+        // (copying stays clean); screen readers get it through aria-describedby.
+        Some((field, tip)) => view! {
+            <span class=format!("field{change}") tabindex="0" data-field=field data-tip=tip aria-describedby=format!("tip-{field}")>{t.text}</span>
+        }
+        .into_any(),
+        None if !change.is_empty() => view! { <span class=format!("plain{change}")>{t.text}</span> }.into_any(),
+        None => t.text.into_any(),
+    }
+}
