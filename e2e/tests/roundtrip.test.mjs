@@ -91,8 +91,35 @@ test('with reduced motion it still plays, stepping without moving messages', asy
   await page.waitForTimeout(300);
   // Mid-play, the one message shown sits on an actor, never between two.
   const cx = await page.locator('.diagram.wide [data-testid=message] circle').getAttribute('cx');
-  assert.ok(['70', '250', '440', '660'].includes(cx), `message at x=${cx}`);
+  assert.ok(['78', '250', '440', '660'].includes(cx), `message at x=${cx}`);
   await page.getByTestId('roundtrip').getByTestId('verdict').waitFor({ timeout: 15000 });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the diagram carries the ticket, the replicas\' memory and B\'s checks', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip' });
+  await waitForApp(page);
+  const d = page.locator('svg.diagram.wide');
+  const note = (actor) => d.locator(`[data-actor=${actor}] .actor-note`).textContent();
+  assert.equal(await note('replica-a'), "memory: bob's call");
+  assert.equal(await d.getByTestId('ticket-chip').count(), 0, 'no ticket before A mints it');
+  await page.getByTestId('forward').click();
+  assert.equal(await note('replica-a'), 'memory: empty');
+  assert.equal(await note('replica-b'), 'memory: empty');
+  assert.equal(await note('client'), 'holds the ticket');
+  assert.match(await d.getByTestId('ticket-card').textContent(), /sub bob · env staging · exp t\+120 s/);
+  // Tampered: the chip and the card show the edited field; B's checks stop at the first.
+  await page.getByTestId('roundtrip').getByText('Ticket edited to prod').click();
+  for (let i = 0; i < 6 && (await stepCount(page)) !== '4 / 6'; i++) await page.getByTestId('forward').click();
+  assert.match(await d.getByTestId('ticket-chip').getAttribute('class'), /edited/);
+  assert.match(await d.getByTestId('ticket-card').textContent(), /edited on the way back: env prod/);
+  assert.equal(await d.getByTestId('diagram-checks').textContent(), '');
+  for (let i = 0; i < 2; i++) await page.getByTestId('forward').click();
+  assert.equal(await stepCount(page), '6 / 6');
+  const checks = await d.getByTestId('diagram-checks').locator('text').allTextContents();
+  assert.deepEqual(checks, ['✗ signature', '– principal', '– expiry', '– request', '– answer']);
+  assert.equal(await d.getByTestId('ticket-chip').count(), 0, 'judged: the checks stand for it');
   assert.deepEqual(problems, []);
   await context.close();
 });

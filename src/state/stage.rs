@@ -2,6 +2,7 @@
 //! which actor has the focus, which lines carry a message, where the message in flight is.
 //! Pure: tested natively; the view only writes it into the SVG.
 
+use super::checks_view::{check_rows, CheckRow};
 use mrtr_world::geometry::{in_flight, Layout};
 use mrtr_world::{Actor, EventKind, MessageKind, Trace};
 
@@ -55,6 +56,24 @@ pub struct Frame {
     pub message: Option<(f64, f64, MessageKind, String)>,
     pub forgot: Vec<Actor>,
     pub holds_ticket: bool,
+    /// The ticket as a token on the diagram: where it is, and what anyone holding it reads.
+    pub ticket: Option<TicketChip>,
+    /// Replica B's checks, lit one after the other at the step where it judges the ticket.
+    pub checks: Vec<CheckRow>,
+    /// Replica A works on bob's call (it holds it only until it answers).
+    pub a_working: bool,
+}
+
+/// The ticket drawn as a token, with its readable face.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TicketChip {
+    /// Where the token is drawn; `None` once a replica has judged it.
+    pub at: Option<(f64, f64)>,
+    /// What its payload says, as anyone holding it can read it ("sealed" when it is not
+    /// readable).
+    pub face: String,
+    /// The field changed on the way back, when it was.
+    pub edited: Option<String>,
 }
 
 impl Frame {
@@ -66,13 +85,13 @@ impl Frame {
     }
 
     /// The note under an actor: what it holds or has forgotten.
+    /// The line under an actor: a replica's memory, or what the client holds.
     pub fn note(&self, a: Actor) -> &'static str {
-        if a.is_replica() && self.forgot.contains(&a) {
-            "remembers nothing"
-        } else if a == Actor::Client && self.holds_ticket {
-            "holds the ticket"
-        } else {
-            ""
+        match a {
+            Actor::ReplicaA if self.a_working => "memory: bob's call",
+            Actor::ReplicaA | Actor::ReplicaB => "memory: empty",
+            Actor::Client if self.holds_ticket => "holds the ticket",
+            _ => "",
         }
     }
 }
@@ -85,6 +104,9 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
             message: None,
             forgot: vec![],
             holds_ticket: false,
+            ticket: None,
+            checks: vec![],
+            a_working: false,
         };
     };
     let events = &t.events[step.events.clone()];
@@ -102,7 +124,8 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
             last = Some((*from, *to, *kind, message_label(*kind, json)));
         }
     }
-    let moving = if p.playing && !reduced_motion {
+    let animate = p.playing && !reduced_motion;
+    let moving = if animate {
         in_flight(events, p.progress)
     } else {
         None
@@ -126,30 +149,119 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
         }),
     };
     let seen = &t.events[..step.events.end];
-    let forgot = seen
+    let forgot: Vec<Actor> = seen
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Forgot { replica } => Some(*replica),
             _ => None,
         })
         .collect();
-    let holds_ticket = seen.iter().any(|e| {
-        matches!(
-            &e.kind,
-            EventKind::Sent {
-                to: Actor::Client,
-                kind: MessageKind::InputRequired,
+    // Replica B's checks, lit in order across the step (all at once when still).
+    let checks = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Checked {
+                by: Actor::ReplicaB,
+                verdict,
                 ..
-            }
-        )
-    });
+            } => Some(check_rows(verdict)),
+            _ => None,
+        })
+        .map(|all| {
+            let lit = if animate {
+                ((p.progress * 2.0 * all.len() as f64).ceil() as usize).min(all.len())
+            } else {
+                all.len()
+            };
+            all.into_iter().take(lit).collect()
+        })
+        .unwrap_or_default();
+    // A holds bob's call from the moment it arrives until it answers and forgets.
+    let a_working = !forgot.contains(&Actor::ReplicaA)
+        && seen.iter().any(|e| {
+            matches!(
+                e.kind,
+                EventKind::Sent {
+                    to: Actor::ReplicaA,
+                    kind: MessageKind::Call,
+                    ..
+                }
+            )
+        });
+    let ticket = ticket_chip(t, step, moving, layout);
+    // The client holds it between calls: from the answer that brings it to the retry.
+    let holds_ticket = ticket
+        .as_ref()
+        .is_some_and(|c| c.at == Some(layout.held_at(Actor::Client)));
     Frame {
         focus: step.focus,
         active_edges,
+        ticket,
         message,
         forgot,
         holds_ticket,
+        checks,
+        a_working,
     }
+}
+
+/// Where the ticket is and what it says, as far as the story has gone: riding with the
+/// message that carries it, else in the hand of whoever received it last.
+fn ticket_chip(
+    t: &Trace,
+    step: &mrtr_world::Step,
+    moving: Option<(usize, f64)>,
+    layout: Layout,
+) -> Option<TicketChip> {
+    // While a message moves, only what happened before it counts.
+    let upto = moving.map_or(step.events.end, |(i, _)| step.events.start + i);
+    let so_far = &t.events[..upto];
+    let (ticket, claims) = so_far.iter().find_map(|e| match &e.kind {
+        EventKind::TicketMinted { ticket, claims, .. } => Some((ticket, claims)),
+        _ => None,
+    })?;
+    let edited = so_far.iter().find_map(|e| match &e.kind {
+        EventKind::Edited { after, .. } => Some(after),
+        _ => None,
+    });
+    let carries = |k: MessageKind| matches!(k, MessageKind::InputRequired | MessageKind::Retry);
+    // Riding: beside the message it travels with.
+    let beside = |(x, y): (f64, f64)| (x + 44.0, y - 34.0);
+    let riding = moving.and_then(|(i, local)| match &t.events[step.events.start + i].kind {
+        EventKind::Sent { from, to, kind, .. } if carries(*kind) => {
+            Some(beside(layout.message_point(*from, *to, local)))
+        }
+        _ => None,
+    });
+    // Still: in the client's hand between calls; elsewhere where its message arrived, until
+    // a replica judges it (then B's checks stand for it).
+    let holder = so_far.iter().rev().find_map(|e| match &e.kind {
+        EventKind::Sent { to, kind, .. } if carries(*kind) => Some(*to),
+        _ => None,
+    });
+    let judged = so_far
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::Checked { .. }));
+    let at = riding.or(match holder {
+        Some(Actor::Client) => Some(layout.held_at(Actor::Client)),
+        Some(a) if !judged => Some(beside(layout.position(a))),
+        _ => None,
+    });
+    let shown = edited.map(String::as_str).unwrap_or(ticket);
+    let face = match mrtr_core::ticket::read_unverified(shown) {
+        Ok(c) => format!(
+            "sub {} · env {} · exp t+{} s",
+            c.sub.as_deref().unwrap_or("none"),
+            c.state.get("env").and_then(|e| e.as_str()).unwrap_or("?"),
+            c.exp.saturating_sub(claims.iat)
+        ),
+        Err(_) => "sealed: only the key opens it".to_owned(),
+    };
+    let edited = edited.and_then(|after| {
+        let c = mrtr_core::ticket::read_unverified(after).ok()?;
+        Some(format!("env {}", c.state.get("env")?.as_str()?))
+    });
+    Some(TicketChip { at, face, edited })
 }
 
 thread_local! {
@@ -201,7 +313,9 @@ mod tests {
         assert!(settled(0).forgot.is_empty());
         assert_eq!(settled(1).forgot, vec![Actor::ReplicaA]);
         assert!(settled(1).holds_ticket && !settled(0).holds_ticket);
-        assert_eq!(settled(1).note(Actor::ReplicaA), "remembers nothing");
+        assert_eq!(settled(0).note(Actor::ReplicaA), "memory: bob's call");
+        assert_eq!(settled(1).note(Actor::ReplicaA), "memory: empty");
+        assert_eq!(settled(1).note(Actor::ReplicaB), "memory: empty");
         assert_eq!(settled(1).note(Actor::Client), "holds the ticket");
         assert!(
             settled(0).edge_on(Actor::Balancer, Actor::Client)
@@ -229,5 +343,43 @@ mod tests {
         // Reduced motion: nothing moves, the message is shown where it arrives.
         let (x, _, _, _) = frame(&t, &moving, true, Layout::Wide).message.unwrap();
         assert_eq!(x, position(Actor::ReplicaA).0);
+    }
+
+    #[test]
+    fn the_ticket_travels_and_b_judges_it_on_the_diagram() {
+        let t = round_trip(Knobs::default(), Ending::Honest);
+        let at = |t: &Trace, step, progress: Option<f64>| {
+            let p = Playback {
+                playing: progress.is_some(),
+                progress: progress.unwrap_or(1.0),
+                ..Playback::at(step, t.steps.len(), 1.0)
+            };
+            frame(t, &p, false, Layout::Wide)
+        };
+        assert_eq!(at(&t, 0, None).ticket, None, "no ticket before A mints it");
+        let held = at(&t, 1, None).ticket.unwrap();
+        assert_eq!(held.at, Some(Layout::Wide.held_at(Actor::Client)));
+        assert_eq!(held.face, "sub bob · env staging · exp t+120 s");
+        assert_eq!(held.edited, None);
+        // Riding with the retry, between the client and the balancer.
+        let (x, _) = at(&t, 3, Some(0.3)).ticket.unwrap().at.unwrap();
+        assert!(x > Layout::Wide.position(Actor::Client).0);
+        assert!(x < Layout::Wide.position(Actor::Balancer).0 + 44.0);
+        // Arrived at B, then judged: the checks stand for it, lit one after another.
+        assert!(at(&t, 4, None).ticket.unwrap().at.is_some());
+        assert!(at(&t, 4, None).checks.is_empty());
+        let judged = at(&t, 5, None);
+        assert_eq!(judged.ticket.as_ref().unwrap().at, None);
+        let symbols = |f: &Frame| f.checks.iter().map(|c| c.symbol).collect::<String>();
+        assert_eq!(symbols(&judged), "✓✓✓✓✓");
+        let lit = at(&t, 5, Some(0.2)).checks.len();
+        assert!(lit > 0 && lit < 5, "{lit} checks lit a fifth of the way in");
+        // Tampered: the edited field is on the ticket, and the signature check fails first.
+        let t = round_trip(Knobs::default(), Ending::Tampered);
+        let edited = at(&t, 3, None).ticket.unwrap();
+        assert_eq!(edited.edited.as_deref(), Some("env prod"));
+        assert!(edited.face.contains("env prod"));
+        assert_eq!(at(&t, 2, None).ticket.unwrap().edited, None);
+        assert_eq!(symbols(&at(&t, 5, None)), "✗––––");
     }
 }

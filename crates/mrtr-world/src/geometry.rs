@@ -6,7 +6,10 @@ use crate::trace::{Event, EventKind};
 
 /// The wide diagram's coordinate box.
 pub const VIEW_W: f64 = 760.0;
-pub const VIEW_H: f64 = 340.0;
+pub const VIEW_H: f64 = 410.0;
+
+/// A row of replica B's checks, in user units.
+pub const CHECK_ROW: f64 = 19.0;
 
 /// Left to right on wide screens; top to bottom on phones, where a wide diagram would
 /// shrink its labels below reading size.
@@ -20,7 +23,7 @@ impl Layout {
     pub fn view_box(self) -> (f64, f64) {
         match self {
             Layout::Wide => (VIEW_W, VIEW_H),
-            Layout::Tall => (360.0, 500.0),
+            Layout::Tall => (360.0, 720.0),
         }
     }
 
@@ -37,12 +40,32 @@ impl Layout {
             Layout::Wide => position(actor),
             Layout::Tall => match actor {
                 Actor::Host => (180.0, 50.0),
-                Actor::Client => (180.0, 160.0),
-                Actor::Balancer => (180.0, 270.0),
-                Actor::ReplicaA => (95.0, 410.0),
-                Actor::ReplicaB => (265.0, 410.0),
+                Actor::Client => (180.0, 175.0),
+                Actor::Balancer => (180.0, 320.0),
+                Actor::ReplicaA => (95.0, 460.0),
+                Actor::ReplicaB => (265.0, 460.0),
                 Actor::Thief => (290.0, 215.0),
             },
+        }
+    }
+
+    /// Where replica B's first check is written; the rest follow down by [`CHECK_ROW`].
+    pub fn checks_at(self) -> (f64, f64) {
+        let (x, y) = self.position(Actor::ReplicaB);
+        (x, y + 66.0)
+    }
+
+    /// Where the ticket sits while an actor holds it: under the actor's note.
+    pub fn held_at(self, actor: Actor) -> (f64, f64) {
+        let (x, y) = self.position(actor);
+        (x, y + 64.0)
+    }
+
+    /// The card that shows what the ticket says: top-left corner and width.
+    pub fn ticket_card(self) -> (f64, f64, f64) {
+        match self {
+            Layout::Wide => (20.0, 300.0, 400.0),
+            Layout::Tall => (12.0, 636.0, 336.0),
         }
     }
 
@@ -58,7 +81,7 @@ impl Layout {
 /// The centre of an actor's box in the wide layout.
 pub fn position(actor: Actor) -> (f64, f64) {
     match actor {
-        Actor::Host => (70.0, 150.0),
+        Actor::Host => (78.0, 150.0),
         Actor::Client => (250.0, 150.0),
         Actor::Balancer => (440.0, 150.0),
         Actor::ReplicaA => (660.0, 60.0),

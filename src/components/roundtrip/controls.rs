@@ -46,7 +46,7 @@ pub fn Controls(
                     {SPEEDS.into_iter().map(|s| { let t = speed_text(s); view! { <option value=t>{format!("{t}×")}</option> } }).collect_view()}
                 </select>
             </label>
-            <button type="button" node_ref=help_button aria-controls="roundtrip-help" title="Keyboard shortcuts (?)"
+            <button type="button" class="help-toggle" node_ref=help_button aria-controls="roundtrip-help" title="Keyboard shortcuts (?)"
                 aria-expanded=move || help_open.get().to_string()
                 on:click=move |_| help_open.update(|o| *o = !*o)>"?"</button>
         </div>

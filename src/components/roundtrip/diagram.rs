@@ -1,8 +1,9 @@
-//! The diagram: five actors, the lines between them, and the one message in flight, drawn in
-//! SVG from a [`Frame`] (pure, in `state::stage`). Only what a frame changes is updated.
+//! The diagram: five actors, the lines between them, the one message in flight, the ticket as
+//! a token with what it says, and replica B's checks, drawn in SVG from a [`Frame`] (pure, in
+//! `state::stage`). Only what a frame changes is updated.
 
 use leptos::prelude::*;
-use mrtr_world::geometry::Layout;
+use mrtr_world::geometry::{Layout, CHECK_ROW};
 use mrtr_world::Actor;
 
 use crate::state::stage::{kind_class, px, Frame, EDGES};
@@ -27,6 +28,19 @@ pub fn Diagram(layout: Layout, frame: Memo<Frame>) -> impl IntoView {
     let title_id = format!("diagram-title-{id}");
     let desc_id = format!("diagram-desc-{id}");
     let labelled_by = format!("{title_id} {desc_id}");
+    let chip_at = Memo::new(move |_| frame.with(|f| f.ticket.as_ref().and_then(|t| t.at)));
+    let edited =
+        Memo::new(move |_| frame.with(|f| f.ticket.as_ref().is_some_and(|t| t.edited.is_some())));
+    let face = Memo::new(move |_| {
+        frame.with(|f| {
+            f.ticket
+                .as_ref()
+                .map(|t| (t.face.clone(), t.edited.clone()))
+        })
+    });
+    let checks = Memo::new(move |_| frame.with(|f| f.checks.clone()));
+    let (card_x, card_y, card_w) = layout.ticket_card();
+    let (checks_x, checks_y) = layout.checks_at();
     view! {
         <svg class=format!("diagram {id}") viewBox=format!("0 0 {} {}", px(vw), px(vh)) role="img"
             aria-labelledby=labelled_by data-layout=id>
@@ -44,18 +58,43 @@ pub fn Diagram(layout: Layout, frame: Memo<Frame>) -> impl IntoView {
                 view! {
                     <g class=move || if frame.with(|f| f.focus == a) { format!("actor {} focus", a.id()) } else { format!("actor {}", a.id()) }
                         data-actor=a.id()>
-                        <rect x=x - 66 y=y - 24 width="132" height="48" rx="10"/>
+                        <rect x=x - 70 y=y - 24 width="140" height="48" rx="10"/>
                         <text x=x y=y + 5 text-anchor="middle">{a.label()}</text>
                         <text class="actor-note" x=x y=y + 40 text-anchor="middle">{move || frame.with(|f| f.note(a))}</text>
                     </g>
                 }
             }).collect_view()}
+            {move || face.get().map(|(face, edited)| view! {
+                <g class="ticket-card" data-testid="ticket-card">
+                    <rect x=px(card_x) y=px(card_y) width=px(card_w) height="70" rx="8"/>
+                    <text class="card-title" x=px(card_x + 12.0) y=px(card_y + 20.0)>"The ticket, as anyone holding it reads it"</text>
+                    <text class="card-face" x=px(card_x + 12.0) y=px(card_y + 42.0)>{face}</text>
+                    {edited.map(|e| view! {
+                        <text class="card-edited" x=px(card_x + 12.0) y=px(card_y + 62.0)>{format!("edited on the way back: {e}")}</text>
+                    })}
+                </g>
+            })}
+            <g class="checks" data-testid="diagram-checks">
+                <For each=move || checks.get().into_iter().enumerate() key=|(i, c)| (*i, c.id, c.symbol) let:((i, c))>
+                    <text class=format!("diagram-check {}", c.word.replace(' ', "-")) x=px(checks_x)
+                        y=px(checks_y + i as f64 * CHECK_ROW) text-anchor="middle">
+                        {format!("{} {}", c.symbol, c.id)}
+                    </text>
+                </For>
+            </g>
             {move || frame.with(|f| f.message.clone()).map(|(x, y, kind, label)| view! {
                 <g class=kind_class(kind) data-testid="message">
                     <circle cx=px(x) cy=px(y - 34.0) r="9"/>
                     <text x=px(x) y=px(y - 50.0) text-anchor="middle">{label}</text>
                 </g>
             })}
+            <Show when=move || chip_at.get().is_some()>
+                <g class=move || if edited.get() { "ticket-chip edited" } else { "ticket-chip" } data-testid="ticket-chip"
+                    transform=move || chip_at.get().map(|(x, y)| format!("translate({} {})", px(x), px(y))).unwrap_or_default()>
+                    <rect x="-32" y="-11" width="64" height="22" rx="5"/>
+                    <text y="5" text-anchor="middle">{move || if edited.get() { "ticket ✎" } else { "ticket" }}</text>
+                </g>
+            </Show>
         </svg>
     }
 }
