@@ -96,11 +96,19 @@ impl Cluster {
         self.start_part(replica);
     }
 
-    /// The port of the replica that served the balancer's last request.
-    fn last_upstream(&self) -> u16 {
-        let log = std::fs::read_to_string(self.dir.join("nginx-access.log")).unwrap();
-        let last = log.lines().last().expect("an access log line");
-        last.rsplit(':').next().unwrap().trim().parse().unwrap()
+    /// The port of the replica that served the balancer's `n`th request (from 1). nginx
+    /// writes its access log line after the response has gone out, so the line may lag
+    /// the reply a little: wait for it, boundedly.
+    fn upstream_of(&self, n: usize) -> u16 {
+        let path = self.dir.join("nginx-access.log");
+        for _ in 0..200 {
+            let log = std::fs::read_to_string(&path).unwrap_or_default();
+            if let Some(line) = log.lines().nth(n - 1) {
+                return line.rsplit(':').next().unwrap().trim().parse().unwrap();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic!("no access log line for request {n} within 2 s");
     }
 
     fn replica_at(&self, port: u16) -> &'static str {
@@ -131,13 +139,13 @@ fn refused(r: &Value) -> bool {
 fn the_balancer_alternates_and_a_round_trip_crosses_replicas() {
     let c = Cluster::start();
     let t = c.balancer.ticket("bob", "staging");
-    let minted_by = c.last_upstream();
+    let minted_by = c.upstream_of(1);
     let (_, r) = c
         .balancer
         .post(Some("bob"), &deploy(2, "staging", Some(&t)));
     assert!(deployed(&r), "{r}");
     assert_ne!(
-        c.last_upstream(),
+        c.upstream_of(2),
         minted_by,
         "round robin sends the retry to the other replica"
     );
@@ -148,7 +156,7 @@ fn the_balancer_alternates_and_a_round_trip_crosses_replicas() {
 fn the_survivor_finishes_when_the_minting_replica_dies() {
     let c = Cluster::start();
     let t = c.balancer.ticket("bob", "staging");
-    let minter = c.replica_at(c.last_upstream());
+    let minter = c.replica_at(c.upstream_of(1));
     c.stop(minter);
     for id in 2..4 {
         // Both requests land on the survivor, whichever way round robin turns.
@@ -161,7 +169,7 @@ fn the_survivor_finishes_when_the_minting_replica_dies() {
         } else {
             assert!(refused(&r), "and refuses it the second time: {r}");
         }
-        assert_ne!(c.replica_at(c.last_upstream()), minter);
+        assert_ne!(c.replica_at(c.upstream_of(id as usize)), minter);
     }
 }
 
