@@ -87,7 +87,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
     view! {
         <div class="inspector-body">
             {move || inspection.get().map(|i| {
-                let accepted = i.verdict.accepted() && i.response.get("error").is_none();
+                let accepted = i.outcome.completed();
                 view! {
                     <p class=if accepted { "verdict-bar ok" } else { "verdict-bar refused" } data-testid="ticket-verdict" role="status">
                         <strong>{if accepted { "Accepted" } else { "Refused" }}</strong>

@@ -1,6 +1,6 @@
 use leptos::prelude::*;
-use mrtr_core::checks::Check;
 use mrtr_core::ticket::Seal;
+use mrtr_world::checks::{switchable, CheckWords};
 use mrtr_world::StoreMode;
 
 use crate::state::link::{Link, Widget};
@@ -45,7 +45,7 @@ pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
             <legend>"Break it: replica B's settings"</legend>
             <div class="knob-row">
                 <span class="knob-label">"Checks B runs:"</span>
-                {[Check::Signature, Check::Principal, Check::Expiry, Check::Request, Check::Answer].into_iter().map(|c| view! {
+                {switchable().map(|c| view! {
                     <label class="toggle">
                         <input type="checkbox" data-check=c.id()
                             prop:checked=move || link.with(|l| l.knobs.policy_b.runs(c))

@@ -1,20 +1,9 @@
 use leptos::prelude::*;
-use mrtr_world::misuse::{play, Move};
+use mrtr_world::misuse::{play, Move, Upshot};
 
 use super::knobs::LaunderKnobs;
 use super::CheckList;
 use crate::state::link::{Link, Widget};
-
-/// What the reader can predict.
-const PREDICTIONS: [(&str, &str); 7] = [
-    ("deploys", "It deploys"),
-    ("signature", "Stopped by the signature"),
-    ("principal", "Stopped by the principal"),
-    ("expiry", "Stopped by the expiry"),
-    ("request", "Stopped by the request digest"),
-    ("answer", "Asked again (no answer)"),
-    ("single-use", "Stopped by single use"),
-];
 
 /// bob holds a ticket for staging; the reader plays the client or a thief.
 #[component]
@@ -23,7 +12,7 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
     let mv = Memo::new(move |_| link.with(|l| l.mv));
     let predict = Memo::new(move |_| link.with(|l| l.predict));
     let outcome = Memo::new(move |_| mv.get().and_then(|m| play(knobs.get(), m)));
-    let guess = RwSignal::new(None::<&'static str>);
+    let guess = RwSignal::new(None::<Upshot>);
     let revealed = RwSignal::new(false);
     // A new move (or a new world) hides the answer again when predicting.
     Effect::new(move |_| {
@@ -59,10 +48,10 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
             <Show when=move || predict.get() && mv.get().is_some() && !revealed.get()>
                 <fieldset class="predict" data-testid="prediction">
                     <legend>"What will replica B do?"</legend>
-                    {PREDICTIONS.into_iter().map(|(id, label)| view! {
+                    {Upshot::CHOICES.into_iter().map(|u| view! {
                         <label class="toggle">
-                            <input type="radio" name="misuse-guess" value=id prop:checked=move || guess.get() == Some(id) on:change=move |_| guess.set(Some(id))/>
-                            {label}
+                            <input type="radio" name="misuse-guess" value=u.id() prop:checked=move || guess.get() == Some(u) on:change=move |_| guess.set(Some(u))/>
+                            {u.label()}
                         </label>
                     }).collect_view()}
                     <button type="button" class="primary" data-testid="reveal" prop:disabled=move || guess.get().is_none() on:click=move |_| revealed.set(true)>"Reveal"</button>
@@ -70,13 +59,13 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
             </Show>
             <Show when=show>
                 {move || outcome.get().map(|o| {
-                    let truth = o.upshot().id();
+                    let truth = o.upshot();
                     let right = guess.get().map(|g| g == truth);
                     view! {
                         {right.map(|r| view! {
                             <p class=if r { "feedback ok" } else { "feedback refused" } role="status" data-testid="prediction-feedback">
                                 {if r { "You called it." } else { "Not this time." }}
-                                {format!(" The answer: {}.", PREDICTIONS.iter().find(|(id, _)| *id == truth).map(|(_, l)| *l).unwrap_or(""))}
+                                {format!(" The answer: {}.", truth.label())}
                             </p>
                         })}
                         <ol class="attempts" data-testid="attempts">

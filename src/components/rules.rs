@@ -1,6 +1,6 @@
 use leptos::prelude::*;
-use mrtr_core::wire::{ClientCapabilities, InputKind};
-use mrtr_world::rules::{explore, Answer, METHODS};
+use mrtr_core::wire::ClientCapabilities;
+use mrtr_world::rules::{explore, METHODS};
 
 use crate::state::link::{Link, Widget};
 use crate::state::spec_rules::SPEC_RULES;
@@ -57,12 +57,7 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
                         <span class="word">{if *ok { "may be asked" } else { "may not be asked" }}</span>
                     </li>
                 }).collect_view();
-                let headline = match &e.answer {
-                    Answer::Asked(k) => format!("input_required, asking for {}", k.iter().map(|k: &InputKind| k.label()).collect::<Vec<_>>().join(", ")),
-                    Answer::Complete => "complete".into(),
-                    Answer::MissingCapability(_) => "error -32021: a capability is missing".into(),
-                    Answer::Error(c, m) => format!("error {c}: {m}"),
-                };
+                let headline = e.answer.headline();
                 view! {
                     <p class="rules-answer" data-testid="rules-answer"><strong>"The server answers: "</strong>{headline}</p>
                     <p data-testid="rules-explanation">{e.explanation.clone()}</p>

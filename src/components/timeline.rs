@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 use mrtr_core::checks::{Check, Status};
+use mrtr_world::checks::{shown, CheckWords, StatusWords};
 use mrtr_world::timeline::{timeline, Row};
 
 use super::knobs::ClockKnobs;
@@ -11,18 +12,6 @@ const AXIS_PAD: u64 = 20;
 
 fn x_of(t: u64, max: u64) -> u64 {
     AXIS_PAD + t.min(max) * (AXIS_W - 2 * AXIS_PAD) / max.max(1)
-}
-
-/// Column headings short enough for a table cell; the full question is the cell's title.
-fn short(c: Check) -> &'static str {
-    match c {
-        Check::Signature => "Signature",
-        Check::Principal => "Principal",
-        Check::Expiry => "Expiry",
-        Check::Request => "Request",
-        Check::Answer => "Answer",
-        Check::SingleUse => "Single use",
-    }
 }
 
 fn cell(row: &Row, check: Check) -> (&'static str, &'static str, String) {
@@ -40,19 +29,7 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
     let times = Memo::new(move |_| link.with(|l| l.times));
     let table = Memo::new(move |_| timeline(knobs.get(), times.get()));
     let single = Memo::new(move |_| knobs.get().single_use);
-    let checks = move || {
-        let mut c = vec![
-            Check::Signature,
-            Check::Principal,
-            Check::Expiry,
-            Check::Request,
-            Check::Answer,
-        ];
-        if single.get() {
-            c.push(Check::SingleUse);
-        }
-        c
-    };
+    let checks = move || shown(single.get()).collect::<Vec<Check>>();
     let axis_max = Memo::new(move |_| {
         times
             .get()
@@ -90,14 +67,14 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                             <th scope="col">"Retry"</th>
                             <th scope="col">"Sent at"</th>
                             <th scope="col">"Request"</th>
-                            {move || checks().into_iter().map(|c| view! { <th scope="col" class="check-col" title=format!("{}: stops {}", c.question(), c.stops())>{short(c)}</th> }).collect_view()}
+                            {move || checks().into_iter().map(|c| view! { <th scope="col" class="check-col" title=format!("{}: stops {}", c.question(), c.stops())>{c.short()}</th> }).collect_view()}
                             <th scope="col">"The server answers"</th>
                         </tr>
                     </thead>
                     <tbody>
                         {move || table.get().map(|t| t.rows.into_iter().enumerate().map(|(i, row)| {
                             let cells = checks().into_iter().map(|c| cell(&row, c)).collect::<Vec<_>>();
-                            let accepted = row.verdict.accepted() && row.response.get("error").is_none();
+                            let accepted = row.outcome.completed();
                             view! {
                                 <tr data-row=i.to_string() class=if accepted { "row ok" } else { "row refused" }>
                                     <th scope="row">{format!("{}. {}", i + 1, row.kind.title())}</th>
@@ -118,7 +95,7 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                                         <span class="via">{format!(" (to replica {})", row.replica.name())}</span>
                                     </td>
                                     {cells.into_iter().zip(checks()).map(|((sym, word, reason), c)| view! {
-                                        <td class=format!("check-cell {}", word.replace(' ', "-")) title=reason data-label=short(c)>
+                                        <td class=format!("check-cell {}", word.replace(' ', "-")) title=reason data-label=c.short()>
                                             <span aria-hidden="true">{sym}</span><span class="sr-only">{word}</span>
                                         </td>
                                     }).collect_view()}

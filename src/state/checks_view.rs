@@ -2,6 +2,7 @@
 
 use mrtr_core::checks::{Check, Status};
 use mrtr_core::Verdict;
+use mrtr_world::checks::{CheckWords, StatusWords};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckRow {

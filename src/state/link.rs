@@ -3,9 +3,10 @@
 //! Parsing never fails: what cannot be read falls back to the default and is reported in a
 //! note the page shows.
 
-use mrtr_core::checks::{Check, CheckPolicy};
+use mrtr_core::checks::CheckPolicy;
 use mrtr_core::ticket::Seal;
 use mrtr_core::wire::ClientCapabilities;
+use mrtr_world::checks::switchable;
 use mrtr_world::misuse::Move;
 use mrtr_world::raw::Breakage;
 use mrtr_world::rules::METHODS;
@@ -151,9 +152,8 @@ pub const MAX_TTL_S: u64 = 3600;
 pub const MAX_STEP: usize = 1000;
 
 fn off_list(policy: &CheckPolicy) -> String {
-    Check::ALL
-        .iter()
-        .filter(|c| **c != Check::SingleUse && !policy.runs(**c))
+    switchable()
+        .filter(|c| !policy.runs(*c))
         .map(|c| c.id())
         .collect::<Vec<_>>()
         .join(",")
@@ -162,9 +162,9 @@ fn off_list(policy: &CheckPolicy) -> String {
 fn parse_off(value: &str, notes: &mut Vec<String>, key: &str) -> CheckPolicy {
     let mut p = CheckPolicy::default();
     for id in value.split(',').filter(|s| !s.is_empty()) {
-        match Check::from_id(id) {
-            Some(Check::SingleUse) | None => notes.push(format!("{key}: unknown check {id:?}")),
+        match switchable().find(|c| c.id() == id) {
             Some(c) => p.set(c, false),
+            None => notes.push(format!("{key}: unknown check {id:?}")),
         }
     }
     p

@@ -5,9 +5,9 @@
 //! single use looks the ticket up without spending it (a spent ticket is refused), and the
 //! server asks again.
 //!
-//! Every outcome is kept (passed / failed with the reason / not reached / turned off) so
-//! the page can draw ✓ ✗ – and the server can log the detail; the wire only ever sees
-//! the uniform -32602.
+//! Every outcome is kept (passed / failed with the reason / not reached / turned off) so a
+//! reader can show each one and the server can log the detail; the wire only ever sees the
+//! uniform -32602.
 
 use serde_json::Value;
 
@@ -52,30 +52,6 @@ impl Check {
 
     pub fn from_id(s: &str) -> Option<Check> {
         Check::ALL.into_iter().find(|c| c.id() == s)
-    }
-
-    /// What the check asks, in a few words.
-    pub fn question(self) -> &'static str {
-        match self {
-            Check::Signature => "Signature matches",
-            Check::Principal => "Bound to this caller",
-            Check::Expiry => "Not expired",
-            Check::Request => "Same method and arguments",
-            Check::Answer => "Answer included",
-            Check::SingleUse => "Not redeemed before",
-        }
-    }
-
-    /// The misuse it stops.
-    pub fn stops(self) -> &'static str {
-        match self {
-            Check::Signature => "edits to the ticket and forged tickets",
-            Check::Principal => "a stolen ticket used by someone else",
-            Check::Expiry => "a leaked ticket used long after",
-            Check::Request => "a ticket spent on a different request",
-            Check::Answer => "work done without the user's answer (the server asks again)",
-            Check::SingleUse => "the same retry redeemed twice",
-        }
     }
 }
 
@@ -145,30 +121,6 @@ pub enum Status {
     NotReached,
     /// The server has this check turned off.
     Off,
-}
-
-impl Status {
-    /// ✓ ✗ – or "off".
-    pub fn symbol(&self) -> &'static str {
-        match self {
-            Status::Passed => "✓",
-            Status::Failed(_) => "✗",
-            Status::Unanswered { .. } => "?",
-            Status::NotReached => "–",
-            Status::Off => "○",
-        }
-    }
-
-    /// The same in words, so nothing rests on the glyph or its colour.
-    pub fn word(&self) -> &'static str {
-        match self {
-            Status::Passed => "passed",
-            Status::Failed(_) => "failed",
-            Status::Unanswered { .. } => "asked again",
-            Status::NotReached => "not reached",
-            Status::Off => "off",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -277,15 +229,6 @@ impl Verdict {
             .iter()
             .find(|o| o.check == check)
             .map(|o| &o.status)
-    }
-
-    /// The lesson's five columns as symbols, e.g. "✓✗–––".
-    pub fn symbols(&self) -> String {
-        self.outcomes
-            .iter()
-            .filter(|o| o.check != Check::SingleUse || o.status != Status::Off)
-            .map(|o| o.status.symbol())
-            .collect()
     }
 }
 

@@ -1,6 +1,9 @@
 //! The lesson's ticket table, reproduced from real runs of the server engine: one ticket
 //! minted at t = 0 (TTL 120 s) and six retries against the clock.
 
+mod common;
+
+use common::symbols;
 use mrtr_core::checks::Check;
 use mrtr_core::ticket::rewrite_payload;
 use mrtr_core::wire::{ClientCapabilities, Envelope};
@@ -140,7 +143,7 @@ fn run_table(single_use: bool) -> Vec<(String, Reply)> {
                 row.at_s,
                 call(3 + i as i64, row.env, Some(&t), true),
             );
-            let symbols = r.verdict().unwrap().symbols();
+            let symbols = symbols(r.verdict().unwrap());
             (symbols, r)
         })
         .collect()
@@ -200,7 +203,7 @@ fn with_the_signature_check_off_the_edit_deploys_to_prod() {
     s.config.policy.signature = false;
     let edited = rewrite_payload(&ticket, |p| p.replace("staging", "prod")).unwrap();
     let r = send(&mut s, "bob", 12, call(3, "staging", Some(&edited), true));
-    assert_eq!(r.verdict().unwrap().symbols(), "○✓✓✓✓");
+    assert_eq!(symbols(r.verdict().unwrap()), "○✓✓✓✓");
     assert_eq!(
         r.result().unwrap()["content"][0]["text"],
         "deployed to prod"
@@ -213,7 +216,7 @@ fn a_retry_without_the_answer_is_asked_again() {
     let ticket = mint(&mut s);
     let r = send(&mut s, "bob", 8, call(3, "staging", Some(&ticket), false));
     // Not a refusal: the answer is marked unanswered and single use only looks the ticket up.
-    assert_eq!(r.verdict().unwrap().symbols(), "✓✓✓✓?✓");
+    assert_eq!(symbols(r.verdict().unwrap()), "✓✓✓✓?✓");
     assert_eq!(
         r.verdict().unwrap().unanswered(),
         Some(&["confirm".to_owned()][..])

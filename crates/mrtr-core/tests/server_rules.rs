@@ -540,7 +540,7 @@ fn a_replica_with_another_key_refuses_at_the_signature() {
     let t = deploy_ticket(&mut a, "bob");
     let r = send_as(&mut b, Principal::user("bob"), 8, &deploy_retry(&t));
     assert!(r.error().unwrap().is_invalid_request_state());
-    assert_eq!(r.verdict().unwrap().symbols(), "✗––––");
+    assert_eq!(symbols(r.verdict().unwrap()), "✗––––");
 }
 
 #[test]
@@ -552,9 +552,9 @@ fn sealed_tickets_work_the_same_and_hide_the_state() {
     assert!(mrtr_core::ticket::payload_text(&t).is_err());
     let r = send_as(&mut s, Principal::user("bob"), 8, &deploy_retry(&t));
     assert_eq!(text(&r), "deployed to staging");
-    assert_eq!(r.verdict().unwrap().symbols(), "✓✓✓✓✓");
+    assert_eq!(symbols(r.verdict().unwrap()), "✓✓✓✓✓");
     let r = send_as(&mut s, Principal::user("alice"), 9, &deploy_retry(&t));
-    assert_eq!(r.verdict().unwrap().symbols(), "✓✗–––");
+    assert_eq!(symbols(r.verdict().unwrap()), "✓✗–––");
 }
 
 #[test]
@@ -583,7 +583,7 @@ fn expiry_is_exclusive_at_exp() {
         "deployed to staging"
     );
     let r = send_as(&mut s, Principal::user("bob"), 120, &deploy_retry(&t));
-    assert_eq!(r.verdict().unwrap().symbols(), "✓✓✗––");
+    assert_eq!(symbols(r.verdict().unwrap()), "✓✓✗––");
 }
 
 #[test]
@@ -595,7 +595,7 @@ fn anonymous_is_a_principal_of_its_own() {
     );
     let t = result(&r)["requestState"].as_str().unwrap().to_owned();
     let r = send_as(&mut s, Principal::user("anonymous"), 1, &deploy_retry(&t));
-    assert_eq!(r.verdict().unwrap().symbols(), "✓✗–––");
+    assert_eq!(symbols(r.verdict().unwrap()), "✓✗–––");
     let r = send_as(&mut s, Principal::Anonymous, 1, &deploy_retry(&t));
     assert_eq!(text(&r), "deployed to staging");
 }
@@ -616,7 +616,7 @@ fn a_ticket_for_one_tool_is_refused_on_another() {
             json!({"requestState": st, "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}}),
         ),
     );
-    assert_eq!(r2.verdict().unwrap().symbols(), "✓✓✓✗–");
+    assert_eq!(symbols(r2.verdict().unwrap()), "✓✓✓✗–");
 }
 
 #[test]

@@ -14,6 +14,7 @@ use mrtr_core::checks::{Check, CheckPolicy};
 use crate::redis_store::RedisStore;
 use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
 use mrtr_core::{Server, ServerConfig, TraceEvent};
+use mrtr_world::checks::{symbols, StatusWords};
 
 /// Server settings shared by both fronts.
 #[derive(Clone, Debug)]
@@ -140,7 +141,7 @@ pub fn describe(event: &TraceEvent) -> String {
                     s => format!("{} {}", o.check.id(), s.word()),
                 })
                 .collect();
-            format!("checks {}: {}", verdict.symbols(), parts.join(", "))
+            format!("checks {}: {}", symbols(verdict), parts.join(", "))
         }
         TraceEvent::TicketMinted { claims, .. } => format!(
             "minted ticket {} for {} {} (sub {}, exp {})",

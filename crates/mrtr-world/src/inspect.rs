@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::actor::Replica;
 use crate::knobs::Knobs;
-use crate::setup::{bob, judge, mint, with_ticket};
+use crate::setup::{bob, judge, mint, with_ticket, Outcome};
 use crate::world::EPOCH_S;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +58,7 @@ pub struct Inspection {
     pub problem: Option<String>,
     pub verdict: Verdict,
     pub response: Value,
+    pub outcome: Outcome,
     pub answer: String,
     pub detail: Option<String>,
     pub at_s: u64,
@@ -273,6 +274,7 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
         payload,
         fields,
         problem,
+        outcome: judgement.outcome,
         answer: judgement.answer,
         detail: judgement.detail,
         verdict: judgement.verdict,
@@ -289,6 +291,7 @@ pub fn minted_ticket(knobs: Knobs) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::symbols;
     use mrtr_core::checks::Check;
 
     #[test]
@@ -385,6 +388,6 @@ mod tests {
             i.parts.iter().map(|p| p.0).collect::<Vec<_>>(),
             [Part::Prefix, Part::Sealed]
         );
-        assert_eq!(i.verdict.symbols(), "✓✓✓✓✓");
+        assert_eq!(symbols(&i.verdict), "✓✓✓✓✓");
     }
 }

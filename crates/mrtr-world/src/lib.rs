@@ -7,6 +7,7 @@
 
 pub mod actor;
 pub mod audit;
+pub mod checks;
 pub mod diff;
 pub mod geometry;
 pub mod inspect;

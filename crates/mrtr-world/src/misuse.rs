@@ -9,7 +9,9 @@ use serde_json::Value;
 use crate::actor::Replica;
 use crate::knobs::Knobs;
 use crate::scenario::tamper;
-use crate::setup::{alice, bob, judge, mint, with_env, with_id, with_ticket, without_answer};
+use crate::setup::{
+    alice, bob, judge, mint, with_env, with_id, with_ticket, without_answer, Outcome,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Move {
@@ -75,6 +77,22 @@ impl Move {
         }
     }
 
+    /// What the lesson says the move comes to against the default replicas (every check
+    /// on, no single use). A claim, not a shortcut: the tests hold every run to it, and the
+    /// page shows what the run did.
+    pub fn expected(self) -> Upshot {
+        match self {
+            Move::Honest | Move::SendTwice | Move::Launder => Upshot::Deployed,
+            Move::EditToProd | Move::ChangeOneChar | Move::Forge => {
+                Upshot::Refused(Check::Signature)
+            }
+            Move::AliceReplays => Upshot::Refused(Check::Principal),
+            Move::WaitFiveMinutes => Upshot::Refused(Check::Expiry),
+            Move::AttachToProd => Upshot::Refused(Check::Request),
+            Move::WithoutAnswer => Upshot::AskedAgain,
+        }
+    }
+
     /// Who plays the move.
     pub fn role(self) -> &'static str {
         match self {
@@ -94,14 +112,16 @@ pub struct Attempt {
     pub request: Value,
     pub response: Value,
     pub verdict: Verdict,
+    pub outcome: Outcome,
     pub answer: String,
     /// The reason in the server's log; never on the wire.
     pub detail: Option<String>,
     pub deployed: Option<String>,
 }
 
+/// A move played out: the ticket it started from and every request it made.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
+pub struct Played {
     pub ticket: String,
     pub attempts: Vec<Attempt>,
 }
@@ -118,6 +138,30 @@ pub enum Upshot {
 }
 
 impl Upshot {
+    /// What a reader may predict, in the order the page offers it.
+    pub const CHOICES: [Upshot; 7] = [
+        Upshot::Deployed,
+        Upshot::Refused(Check::Signature),
+        Upshot::Refused(Check::Principal),
+        Upshot::Refused(Check::Expiry),
+        Upshot::Refused(Check::Request),
+        Upshot::AskedAgain,
+        Upshot::Refused(Check::SingleUse),
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Upshot::Deployed => "It deploys",
+            Upshot::AskedAgain => "Asked again (no answer)",
+            Upshot::Refused(Check::Signature) => "Stopped by the signature",
+            Upshot::Refused(Check::Principal) => "Stopped by the principal",
+            Upshot::Refused(Check::Expiry) => "Stopped by the expiry",
+            Upshot::Refused(Check::Request) => "Stopped by the request digest",
+            Upshot::Refused(Check::Answer) => "Stopped by the answer check",
+            Upshot::Refused(Check::SingleUse) => "Stopped by single use",
+        }
+    }
+
     /// A stable name: "deploys", "answer" (asked again) or the check's id.
     pub fn id(self) -> &'static str {
         match self {
@@ -128,7 +172,7 @@ impl Upshot {
     }
 }
 
-impl Outcome {
+impl Played {
     /// How the move ended: a refusal anywhere decides it, then any deploy, then a repeated
     /// question.
     pub fn upshot(&self) -> Upshot {
@@ -208,13 +252,14 @@ fn attempt(
         request: msg,
         response: j.response,
         verdict: j.verdict,
+        outcome: j.outcome,
         answer: j.answer,
         detail: j.detail,
         deployed,
     }
 }
 
-pub fn play(knobs: Knobs, mv: Move) -> Option<Outcome> {
+pub fn play(knobs: Knobs, mv: Move) -> Option<Played> {
     let m = mint(knobs)?;
     let mut w = m.world;
     let plan: Vec<(Principal, u64, Value, String)> = match mv {
@@ -306,7 +351,7 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Outcome> {
             attempts.push(attempt(&mut w, &bob(), 12, msg, what));
         }
     }
-    Some(Outcome {
+    Some(Played {
         ticket: m.ticket,
         attempts,
     })
@@ -316,6 +361,15 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Outcome> {
 mod tests {
     use super::*;
     use mrtr_core::ticket::Seal;
+
+    #[test]
+    fn every_move_comes_to_what_the_lesson_says() {
+        for m in Move::ALL {
+            let played = play(Knobs::default(), m).unwrap();
+            assert_eq!(played.upshot(), m.expected(), "{m:?}");
+            assert!(Upshot::CHOICES.contains(&m.expected()), "{m:?}");
+        }
+    }
 
     #[test]
     fn each_move_meets_the_expected_check() {

@@ -30,9 +30,26 @@ pub enum Answer {
     /// `input_required`, asking for these kinds.
     Asked(Vec<InputKind>),
     Complete,
-    /// -32021, with the capabilities that were missing.
-    MissingCapability(Value),
+    /// A capability was missing: the code the server sent (-32021) and what it required.
+    MissingCapability {
+        code: i64,
+        required: Value,
+    },
     Error(i64, String),
+}
+
+impl Answer {
+    /// The answer in a line, read off the response: kinds asked for, or the code sent.
+    pub fn headline(&self) -> String {
+        match self {
+            Answer::Asked(k) => format!("input_required, asking for {}", kinds_label(k)),
+            Answer::Complete => "complete".into(),
+            Answer::MissingCapability { code, .. } => {
+                format!("error {code}: a capability is missing")
+            }
+            Answer::Error(c, m) => format!("error {c}: {m}"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -88,11 +105,13 @@ pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
     let response = reply.response.clone().unwrap_or(Value::Null);
     let answer = if let Some(e) = reply.error() {
         if e.code == mrtr_core::error::MISSING_REQUIRED_CLIENT_CAPABILITY {
-            Answer::MissingCapability(
-                e.data
+            Answer::MissingCapability {
+                code: e.code,
+                required: e
+                    .data
                     .and_then(|d| d.get("requiredCapabilities").cloned())
                     .unwrap_or(Value::Null),
-            )
+            }
         } else {
             Answer::Error(e.code, e.message)
         }
@@ -122,8 +141,8 @@ pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
             INPUT_CAPABLE_METHODS.join(", ")
         ),
         (Answer::Asked(k), true) => format!("The server asked for {}: only kinds this request declared.", kinds_label(k)),
-        (Answer::MissingCapability(req), true) => format!(
-            "The server needed input this request did not declare a way to give ({req}), so instead of asking it answered -32021 with requiredCapabilities."
+        (Answer::MissingCapability { code, required }, true) => format!(
+            "The server needed input this request did not declare a way to give ({required}), so instead of asking it answered {code} with requiredCapabilities."
         ),
         (Answer::Complete, true) => "The server had all it needed and completed.".into(),
         (Answer::Error(c, m), true) => format!("The server answered {c}: {m}."),
@@ -172,10 +191,11 @@ mod tests {
                             );
                         }
                     }
-                    Answer::MissingCapability(req) => {
+                    Answer::MissingCapability { code, required } => {
                         assert!(may_require_input(method));
-                        assert!(req.is_object());
-                        assert_eq!(e.response["error"]["code"], -32021);
+                        assert!(required.is_object());
+                        assert_eq!(e.response["error"]["code"], *code);
+                        assert_eq!(*code, -32021);
                     }
                     Answer::Complete => assert!(
                         !may_require_input(method),
@@ -202,7 +222,11 @@ mod tests {
             Answer::Asked(vec![InputKind::Sampling])
         );
         let none = explore("tools/call", ClientCapabilities::default());
-        assert!(matches!(none.answer, Answer::MissingCapability(_)));
+        assert!(matches!(none.answer, Answer::MissingCapability { .. }));
+        assert_eq!(
+            none.answer.headline(),
+            "error -32021: a capability is missing"
+        );
         let form = ClientCapabilities {
             elicitation_form: true,
             ..Default::default()

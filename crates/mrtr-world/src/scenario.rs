@@ -1,6 +1,7 @@
 //! Scenarios: scripts of moves played on a fresh world. Captions are ours; every verdict,
 //! ticket and message in them comes from running the core.
 
+use crate::checks::CheckWords;
 use mrtr_core::ticket::{anatomy, rewrite_payload};
 use mrtr_core::{AgreeableHost, Principal, Step as ClientStep};
 use serde_json::{json, Value};
@@ -238,6 +239,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::symbols;
     use crate::trace::EventKind;
     use mrtr_core::ticket::Seal;
 
@@ -246,7 +248,7 @@ mod tests {
         let t = round_trip(Knobs::default(), Ending::Honest);
         assert_eq!(t.steps.len(), 6);
         assert_eq!(t.outcome(), Some(Ok("deployed to staging")));
-        assert_eq!(t.verdict().unwrap().symbols(), "✓✓✓✓✓");
+        assert_eq!(symbols(t.verdict().unwrap()), "✓✓✓✓✓");
         // B checks in the last step; before it, there is no verdict to show.
         assert_eq!(t.verdict_by(5), t.verdict());
         assert!(t.verdict_by(4).is_none() && t.verdict_by(99).is_none());
@@ -311,7 +313,7 @@ mod tests {
     #[test]
     fn the_tampered_ending_is_refused_at_the_signature() {
         let t = round_trip(Knobs::default(), Ending::Tampered);
-        assert_eq!(t.verdict().unwrap().symbols(), "✗––––");
+        assert_eq!(symbols(t.verdict().unwrap()), "✗––––");
         assert!(t.outcome().unwrap().unwrap_err().is_invalid_request_state());
         assert!(t.steps[5].title.contains("signature"));
         let sealed = round_trip(
@@ -321,7 +323,7 @@ mod tests {
             },
             Ending::Tampered,
         );
-        assert_eq!(sealed.verdict().unwrap().symbols(), "✗––––");
+        assert_eq!(symbols(sealed.verdict().unwrap()), "✗––––");
     }
 
     #[test]
@@ -341,7 +343,7 @@ mod tests {
             },
             Ending::Honest,
         );
-        assert_eq!(t.verdict().unwrap().symbols(), "✗––––");
+        assert_eq!(symbols(t.verdict().unwrap()), "✗––––");
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! The common start of the ticket widgets: bob called deploy to staging on replica A at
 //! t = 0 and holds the ticket it minted, with the honest retry ready to send.
 
+use mrtr_core::checks::Check;
 use mrtr_core::ticket::Claims;
-use mrtr_core::{AgreeableHost, Principal, Step as ClientStep};
+use mrtr_core::{AgreeableHost, Principal, Step as ClientStep, Verdict};
 use serde_json::{json, Value};
 
 use crate::actor::{Actor, Replica};
+use crate::checks::CheckWords;
 use crate::knobs::Knobs;
 use crate::trace::MessageKind;
 use crate::world::World;
@@ -98,12 +100,51 @@ pub fn with_id(msg: &Value, id: i64) -> Value {
     m
 }
 
+/// What a request came to, read off the server's response and the checks' verdict: the one
+/// place the lesson decides what counts as done, asked again or refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The work was done: the result's text.
+    Completed(String),
+    /// The retry lacked an answer, so the server asked its question again.
+    AskedAgain,
+    /// Refused, at the first failed check when one failed, with the error code sent.
+    Refused {
+        check: Option<Check>,
+        code: Option<i64>,
+    },
+}
+
+impl Outcome {
+    pub fn of(response: &Value, verdict: &Verdict) -> Outcome {
+        if response.get("error").is_some() || response.get("result").is_none() {
+            return Outcome::Refused {
+                check: verdict.first_failure().map(|(c, _)| c),
+                code: response.pointer("/error/code").and_then(Value::as_i64),
+            };
+        }
+        if response.pointer("/result/resultType") == Some(&json!("input_required")) {
+            return Outcome::AskedAgain;
+        }
+        let text = response
+            .pointer("/result/content/0/text")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        Outcome::Completed(text.to_owned())
+    }
+
+    pub fn completed(&self) -> bool {
+        matches!(self, Outcome::Completed(_))
+    }
+}
+
 /// What a replica made of one request, as the widgets show it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judgement {
     pub response: Value,
     /// The checks on the ticket (empty when the request carried none).
-    pub verdict: mrtr_core::Verdict,
+    pub verdict: Verdict,
+    pub outcome: Outcome,
     pub answer: String,
     /// The reason the server logged (never sent).
     pub detail: Option<String>,
@@ -119,40 +160,71 @@ pub fn judge(
 ) -> Judgement {
     w.jump_to(at_s);
     let reply = w.serve(replica, who, msg);
-    let verdict = reply.verdict().cloned().unwrap_or(mrtr_core::Verdict {
+    let verdict = reply.verdict().cloned().unwrap_or(Verdict {
         outcomes: vec![],
         claims: None,
     });
     let response = reply.response.unwrap_or(Value::Null);
+    let outcome = Outcome::of(&response, &verdict);
     Judgement {
-        answer: answer_words(&response, Some(&verdict)),
+        answer: answer_words(&outcome, &verdict, &response),
         detail: verdict
             .first_failure()
             .map(|(c, r)| format!("{} check failed: {r}", c.id())),
+        outcome,
         response,
         verdict,
     }
 }
 
 /// What the server's answer means, in plain words.
-pub fn answer_words(response: &Value, verdict: Option<&mrtr_core::Verdict>) -> String {
-    if let Some(text) = response
-        .pointer("/result/content/0/text")
-        .and_then(Value::as_str)
-    {
-        return format!("Accepted: {text}.");
-    }
-    if response.pointer("/result/resultType") == Some(&json!("input_required")) {
-        return "Asked again: the retry did not carry the answer, so the server repeats its question.".into();
-    }
-    match verdict.and_then(|v| v.first_failure()) {
-        Some((check, reason)) => format!(
-            "Refused: \u{201c}{}\u{201d} failed ({reason}).",
-            check.question()
-        ),
-        None => match response.pointer("/error/message").and_then(Value::as_str) {
-            Some(m) => format!("Refused: {m}."),
-            None => "No answer.".into(),
+pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value) -> String {
+    match outcome {
+        Outcome::Completed(text) => format!("Accepted: {text}."),
+        Outcome::AskedAgain => {
+            "Asked again: the retry did not carry the answer, so the server repeats its question."
+                .into()
+        }
+        Outcome::Refused { .. } => match verdict.first_failure() {
+            Some((check, reason)) => format!(
+                "Refused: \u{201c}{}\u{201d} failed ({reason}).",
+                check.question()
+            ),
+            None => match response.pointer("/error/message").and_then(Value::as_str) {
+                Some(m) => format!("Refused: {m}."),
+                None => "No answer.".into(),
+            },
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_with_no_checks_run_is_refused_not_accepted() {
+        let empty = Verdict {
+            outcomes: vec![],
+            claims: None,
+        };
+        assert!(empty.accepted(), "the core's verdict: nothing failed");
+        let error = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid params"}});
+        assert_eq!(
+            Outcome::of(&error, &empty),
+            Outcome::Refused {
+                check: None,
+                code: Some(-32602)
+            }
+        );
+        assert_eq!(
+            answer_words(&Outcome::of(&error, &empty), &empty, &error),
+            "Refused: Invalid params."
+        );
+        let done = json!({"result": {"content": [{"type": "text", "text": "deployed"}]}});
+        assert!(Outcome::of(&done, &empty).completed());
+        let asked = json!({"result": {"resultType": "input_required"}});
+        assert_eq!(Outcome::of(&asked, &empty), Outcome::AskedAgain);
+        assert!(!Outcome::of(&Value::Null, &empty).completed());
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::actor::Replica;
 use crate::knobs::Knobs;
 use crate::scenario::tamper;
-use crate::setup::{alice, bob, judge, mint, with_env, with_id, with_ticket};
+use crate::setup::{alice, bob, judge, mint, with_env, with_id, with_ticket, Outcome};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RowKind {
@@ -80,6 +80,7 @@ pub struct Row {
     pub request: Value,
     pub response: Value,
     pub verdict: Verdict,
+    pub outcome: Outcome,
     pub answer: String,
     /// The reason the server logged (never sent).
     pub detail: Option<String>,
@@ -151,6 +152,7 @@ pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
             request: msg,
             response: j.response,
             verdict: j.verdict,
+            outcome: j.outcome,
             answer: j.answer,
             detail: j.detail,
         });
@@ -172,7 +174,7 @@ mod tests {
             .unwrap()
             .rows
             .iter()
-            .map(|r| r.verdict.symbols())
+            .map(|r| crate::checks::symbols(&r.verdict))
             .collect()
     }
 
@@ -235,6 +237,6 @@ mod tests {
         let t = timeline(knobs, default_times()).unwrap();
         assert_eq!(t.rows[2].answer, "Accepted: deployed to staging.");
         assert_eq!(t.rows[3].answer, "Accepted: deployed to staging.");
-        assert_eq!(t.rows[1].verdict.symbols(), "✗○○––");
+        assert_eq!(crate::checks::symbols(&t.rows[1].verdict), "✗○○––");
     }
 }

@@ -71,3 +71,20 @@ pub fn text(r: &Reply) -> String {
         .unwrap_or_default()
         .to_owned()
 }
+
+/// A verdict in one line for assertions: ✓ passed, ✗ failed, ? unanswered, – not reached,
+/// ○ off (single use left out while off). The page's own words live in mrtr-world.
+pub fn symbols(v: &mrtr_core::Verdict) -> String {
+    use mrtr_core::checks::{Check, Status};
+    v.outcomes
+        .iter()
+        .filter(|o| o.check != Check::SingleUse || o.status != Status::Off)
+        .map(|o| match o.status {
+            Status::Passed => '✓',
+            Status::Failed(_) => '✗',
+            Status::Unanswered { .. } => '?',
+            Status::NotReached => '–',
+            Status::Off => '○',
+        })
+        .collect()
+}

@@ -10,6 +10,7 @@ use mrtr_core::ticket::Seal;
 use mrtr_core::Principal;
 use mrtr_native::http_front::{HttpOptions, LOOPBACK_HOSTS};
 use mrtr_native::{parse_key_hex, parse_named_keys, ServerOptions};
+use mrtr_world::checks::CheckWords;
 
 #[derive(Parser, Debug)]
 #[command(

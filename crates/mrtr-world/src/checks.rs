@@ -1,0 +1,131 @@
+//! The lesson's words for the core's checks, and which of them the page shows.
+//!
+//! The core names its checks and keeps every outcome; how a check is asked ("Signature
+//! matches"), what it stops, and how an outcome is drawn (✓ ✗ – ? ○ and the same in words)
+//! belong to the lesson, so they live here.
+
+use mrtr_core::checks::{Check, Status};
+use mrtr_core::Verdict;
+
+/// The checks a reader can switch off on replica B; single use has a setting of its own.
+pub fn switchable() -> impl Iterator<Item = Check> {
+    Check::ALL.into_iter().filter(|c| *c != Check::SingleUse)
+}
+
+/// The checks the lesson shows as columns or rows, in the order the server runs them:
+/// single use, a memory the lesson adds rather than a check on the ticket, only while on.
+pub fn shown(single_use: bool) -> impl Iterator<Item = Check> {
+    Check::ALL
+        .into_iter()
+        .filter(move |c| single_use || *c != Check::SingleUse)
+}
+
+/// How the lesson asks and explains a check.
+pub trait CheckWords {
+    /// What the check asks, in a few words.
+    fn question(self) -> &'static str;
+    /// The misuse it stops.
+    fn stops(self) -> &'static str;
+    /// A heading short enough for a table cell.
+    fn short(self) -> &'static str;
+}
+
+impl CheckWords for Check {
+    fn question(self) -> &'static str {
+        match self {
+            Check::Signature => "Signature matches",
+            Check::Principal => "Bound to this caller",
+            Check::Expiry => "Not expired",
+            Check::Request => "Same method and arguments",
+            Check::Answer => "Answer included",
+            Check::SingleUse => "Not redeemed before",
+        }
+    }
+
+    fn stops(self) -> &'static str {
+        match self {
+            Check::Signature => "edits to the ticket and forged tickets",
+            Check::Principal => "a stolen ticket used by someone else",
+            Check::Expiry => "a leaked ticket used long after",
+            Check::Request => "a ticket spent on a different request",
+            Check::Answer => "work done without the user's answer (the server asks again)",
+            Check::SingleUse => "the same retry redeemed twice",
+        }
+    }
+
+    fn short(self) -> &'static str {
+        match self {
+            Check::Signature => "Signature",
+            Check::Principal => "Principal",
+            Check::Expiry => "Expiry",
+            Check::Request => "Request",
+            Check::Answer => "Answer",
+            Check::SingleUse => "Single use",
+        }
+    }
+}
+
+/// How the lesson draws one check's outcome: a symbol, and the same in words, so nothing
+/// rests on the glyph or its colour.
+pub trait StatusWords {
+    fn symbol(&self) -> &'static str;
+    fn word(&self) -> &'static str;
+}
+
+impl StatusWords for Status {
+    fn symbol(&self) -> &'static str {
+        match self {
+            Status::Passed => "✓",
+            Status::Failed(_) => "✗",
+            Status::Unanswered { .. } => "?",
+            Status::NotReached => "–",
+            Status::Off => "○",
+        }
+    }
+
+    fn word(&self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed(_) => "failed",
+            Status::Unanswered { .. } => "asked again",
+            Status::NotReached => "not reached",
+            Status::Off => "off",
+        }
+    }
+}
+
+/// A verdict's shown checks as symbols, e.g. "✓✗–––" (single use only when it ran).
+pub fn symbols(v: &Verdict) -> String {
+    v.outcomes
+        .iter()
+        .filter(|o| o.check != Check::SingleUse || o.status != Status::Off)
+        .map(|o| o.status.symbol())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lesson_shows_the_checks_in_the_order_the_core_runs_them() {
+        assert!(shown(true).eq(Check::ALL));
+        assert_eq!(switchable().count(), 5);
+        assert_eq!(shown(false).last(), Some(Check::Answer));
+        assert_eq!(shown(true).last(), Some(Check::SingleUse));
+    }
+
+    #[test]
+    fn every_status_has_a_distinct_symbol_and_word() {
+        let all = [
+            Status::Passed,
+            Status::Failed(mrtr_core::checks::Refusal::WrongArguments),
+            Status::Unanswered { keys: vec![] },
+            Status::NotReached,
+            Status::Off,
+        ];
+        let symbols: std::collections::BTreeSet<_> = all.iter().map(|s| s.symbol()).collect();
+        let words: std::collections::BTreeSet<_> = all.iter().map(|s| s.word()).collect();
+        assert_eq!((symbols.len(), words.len()), (5, 5));
+    }
+}
