@@ -47,6 +47,16 @@ test('each embed renders alone, honours the theme, and passes axe in light and d
   }
 });
 
+test('an embed keeps ?embed= in its address while its link changes', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '?embed=roundtrip&theme=dark#w=roundtrip' });
+  await page.getByTestId('forward').click();
+  await page.waitForFunction(() => location.hash.includes('step=1'));
+  // The page has <base href=./>: a bare "#..." would resolve against it and drop the query.
+  assert.equal(new URL(page.url()).search, '?embed=roundtrip&theme=dark');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('an embed posts its height to the page around it', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -72,6 +82,13 @@ test('the docs page lists a snippet for every widget, with a live preview', asyn
   await page.getByTestId('embed-docs').getByRole('button', { name: 'Show preview' }).first().click();
   const frame = page.frameLocator('iframe.preview').first();
   await frame.locator('#roundtrip').waitFor({ timeout: 15000 });
+  // Each preview is a whole copy of the app: toggling hides and shows the one copy, never
+  // piling up new ones (a monkey toggling previews once crashed the tab).
+  const docs = page.getByTestId('embed-docs');
+  for (let i = 0; i < 6; i++) await docs.getByRole('button', { name: /preview/ }).first().click();
+  assert.equal(page.frames().length, 2, 'the page and one preview');
+  await docs.getByRole('button', { name: 'Hide preview' }).first().click();
+  assert.equal(await page.locator('iframe.preview').first().isHidden(), true);
   assert.deepEqual(problems, []);
   await context.close();
 });

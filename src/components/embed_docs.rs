@@ -26,6 +26,9 @@ pub fn EmbedDocs() -> impl IntoView {
                 {Widget::ALL.into_iter().map(|w| {
                     let code = snippet(&base, w);
                     let preview = RwSignal::new(false);
+                    // Each preview runs a whole copy of the app: made once, then only hidden
+                    // and shown, so toggling never piles up copies waiting to be collected.
+                    let made = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || preview.get());
                     let src = format!("{base}?embed={}", w.id());
                     view! {
                         <li>
@@ -34,8 +37,8 @@ pub fn EmbedDocs() -> impl IntoView {
                             <button type="button" on:click=move |_| preview.update(|p| *p = !*p) aria-expanded=move || preview.get().to_string()>
                                 {move || if preview.get() { "Hide preview" } else { "Show preview" }}
                             </button>
-                            <Show when=move || preview.get()>
-                                <iframe class="preview" src=src.clone() title=widget_title(w)></iframe>
+                            <Show when=move || made.get()>
+                                <iframe class="preview" src=src.clone() title=widget_title(w) hidden=move || !preview.get()></iframe>
                             </Show>
                         </li>
                     }

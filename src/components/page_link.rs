@@ -14,16 +14,20 @@ pub fn location_search() -> String {
 }
 
 /// Puts the fragment in the address bar without a history entry or a hashchange event.
+/// The URL is written whole: a bare "#…" would resolve against the page's `<base>`, which
+/// drops the query (and with it `?embed=`).
 fn write_fragment(fragment: &str) {
     if location_hash().trim_start_matches('#') == fragment {
         return;
     }
+    let l = window().location();
+    let url = format!(
+        "{}{}#{fragment}",
+        l.pathname().unwrap_or_default(),
+        l.search().unwrap_or_default()
+    );
     if let Ok(h) = window().history() {
-        let _ = h.replace_state_with_url(
-            &wasm_bindgen::JsValue::NULL,
-            "",
-            Some(&format!("#{fragment}")),
-        );
+        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
     }
 }
 
