@@ -58,13 +58,18 @@ try {
   const long = await longTasksWhilePlaying(browser, app);
   const { page, context, problems } = await open(browser, app);
   await waitForApp(page);
-  const m = await monkey(page, { actions: Number(process.env.MONKEY_ACTIONS ?? 2000), seed: 2026 });
+  const actions = Number(process.env.MONKEY_ACTIONS ?? 2000);
+  const m = await monkey(page, {
+    actions, seed: 2026,
+    onAction: (i, _kind, detail) => { if (detail === undefined && i % 250 === 0) process.stderr.write(`  monkey: ${i} of ${actions} actions\n`); },
+  });
   await context.close();
   const kb = (n) => (n / 1024).toFixed(1) + ' KB';
   console.log('\nthe page (figures, not a test)');
   console.log(`  whole site, gzip:  ${kb(all.gz)} (raw ${kb(all.raw)}) in ${all.modules} wasm module(s)   budget <= 250 KB in one module: ${all.gz <= 250 * 1024 && all.modules === 1 ? 'met' : 'MISSED'}`);
   console.log(`  long tasks (> 50 ms) while every widget plays at top speed: ${long.length}${long.length ? ' (' + long.map((d) => d.toFixed(0) + ' ms').join(', ') + ')' : ''}   budget 0: ${long.length === 0 ? 'met' : 'MISSED'}`);
-  console.log(`  monkey, ${Object.values(m.counts).reduce((x, y) => x + y, 0)} actions: page/console errors ${problems.length}; heap ${(m.heapAfter100 / 1e6).toFixed(2)} MB after 100, ${(m.heapEnd / 1e6).toFixed(2)} MB at the end (growth ${((m.heapEnd - m.heapAfter100) / 1e6).toFixed(2)} MB, budget < 5 MB)`);
+  if (m.crashedAt !== null) console.log(`  monkey: the tab CRASHED at action ${m.crashedAt}`);
+  else console.log(`  monkey, ${Object.values(m.counts).reduce((x, y) => x + y, 0)} actions: page/console errors ${problems.length}; heap ${(m.heapAfter100 / 1e6).toFixed(2)} MB after 100, ${(m.heapEnd / 1e6).toFixed(2)} MB at the end (growth ${((m.heapEnd - m.heapAfter100) / 1e6).toFixed(2)} MB, budget < 5 MB)`);
   if (problems.length) console.log('  ' + problems.slice(0, 5).join('\n  '));
 } finally {
   await browser.close();

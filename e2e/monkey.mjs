@@ -25,15 +25,20 @@ async function heap(cdp) {
   return usedSize;
 }
 
-export async function monkey(page, { actions = 300, seed = 2026, log = () => {} } = {}) {
+export async function monkey(page, { actions = 300, seed = 2026, log = () => {}, onAction = () => {} } = {}) {
   const next = rng(seed);
   const pick = (list) => list[Math.floor(next() * list.length)];
   const cdp = await page.context().newCDPSession(page);
   const counts = {};
   let heapAfter100 = null;
-  for (let i = 0; i < actions; i++) {
+  // A crashed tab answers nothing, and waiting on it would hang the run: stop and say where.
+  let crashedAt = null;
+  page.on('crash', () => { crashedAt ??= counts.total ?? 0; });
+  for (let i = 0; i < actions && crashedAt === null; i++) {
+    counts.total = i;
     if (i === 100) heapAfter100 = await heap(cdp);
     const kind = pick(['click', 'click', 'click', 'key', 'key', 'drag', 'text', 'fragment']);
+    await onAction(i, kind);
     counts[kind] = (counts[kind] ?? 0) + 1;
     try {
       if (kind === 'click') {
@@ -43,20 +48,27 @@ export async function monkey(page, { actions = 300, seed = 2026, log = () => {} 
           const el = targets.nth(Math.floor(next() * n));
           if (await el.evaluate((e) => e.tagName === 'SELECT')) {
             const opts = await el.locator('option').evaluateAll((os) => os.map((o) => o.value));
-            await el.selectOption(pick(opts), { timeout: 1000 });
+            const o = pick(opts);
+            await onAction(i, kind, `select ${o}`);
+            await el.selectOption(o, { timeout: 1000 });
           } else {
+            await onAction(i, kind, await el.evaluate((e) => `${e.tagName} ${e.dataset.testid ?? ''} ${(e.textContent ?? '').slice(0, 40)}`));
             await el.click({ timeout: 1000 });
           }
         }
       } else if (kind === 'key') {
-        await page.keyboard.press(pick(KEYS));
+        const key = pick(KEYS);
+        await onAction(i, kind, key);
+        await page.keyboard.press(key);
       } else if (kind === 'drag') {
         const ranges = page.locator('main input[type=range]:visible');
         const n = await ranges.count();
         if (n) {
           const r = ranges.nth(Math.floor(next() * n));
           const [min, max] = await r.evaluate((e) => [Number(e.min), Number(e.max)]);
-          await r.fill(String(Math.floor(min + next() * (max - min + 1))), { timeout: 1000 });
+          const v = String(Math.floor(min + next() * (max - min + 1)));
+          await onAction(i, kind, `range ${await r.evaluate((e) => e.dataset.testid ?? e.getAttribute('aria-label'))} = ${v}`);
+          await r.fill(v, { timeout: 1000 });
         }
       } else if (kind === 'text') {
         const box = page.getByTestId('ticket-input');
@@ -68,6 +80,7 @@ export async function monkey(page, { actions = 300, seed = 2026, log = () => {} 
         }
       } else {
         const f = pick(FRAGMENTS);
+        await onAction(i, kind, f);
         await page.evaluate((h) => { location.hash = h; }, f);
       }
     } catch (e) {
@@ -76,6 +89,7 @@ export async function monkey(page, { actions = 300, seed = 2026, log = () => {} 
       log(`action ${i} (${kind}) skipped: ${String(e.message).split('\n')[0]}`);
     }
   }
-  const heapEnd = await heap(cdp);
-  return { counts, heapAfter100, heapEnd };
+  delete counts.total;
+  const heapEnd = crashedAt === null ? await heap(cdp) : null;
+  return { counts, heapAfter100, heapEnd, crashedAt };
 }

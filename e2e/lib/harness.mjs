@@ -58,6 +58,7 @@ export async function open(browser, site, { path: sub = '', colorScheme = 'light
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('crash', () => problems.push('the tab crashed (its renderer died)'));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   // ERR_ABORTED only means the page navigated away mid-request (a reload); every other failure counts.
   page.on('requestfailed', (r) => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`); });
