@@ -27,10 +27,8 @@ lint: setup
 test-native:
 	cargo test --workspace
 
-# A test that hangs can leave Chromium renderers behind when the runner kills chromedriver;
-# they would eat the cores of everything after. ("webdrive[r]" keeps pkill off this shell.)
 test-wasm: setup
-	cargo test --target wasm32-unknown-unknown --test web; status=$$?; pkill -f -- '--test-type=webdrive[r]' || true; exit $$status
+	scripts/test-wasm.sh
 
 test-e2e: dist
 	cd e2e && npm test
