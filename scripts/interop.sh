@@ -79,7 +79,8 @@ row "misuse over HTTP: each refused with -32602, server keeps serving" "test res
   cargo test -q -p mrtr-native --test http_misuse
 
 # mrtr-audit: the lab's server passes every row; with one check turned off it fails exactly the
-# rows that check guards; the SDK example servers as they are (scripts/audit-table.py compares
+# rows that check guards; the SDK example servers as they are, and the TS one hardened with the
+# codec's bind hook (scripts/audit-table.py compares
 # each report with interop/audit-expected.json and prints them side by side).
 AUD=$LOGS/audit; rm -rf "$AUD"; mkdir -p "$AUD"
 REPORTS=()
@@ -102,6 +103,7 @@ for c in signature principal expiry request; do
   audit "mrtr-server-skip-$c" "--expect-single-use" "${SRV[@]}" --unsafe-skip-check "$c"
 done
 audit "ts-sdk-example" "" env MRTR_TTL=2 node "$PEERS/ts/ts_server.mjs" http @PORT@
+audit "ts-sdk-example-hardened" "" env MRTR_TTL=2 node "$PEERS/ts/ts_server_hardened.mjs" http @PORT@
 audit "python-sdk-example" "" env MRTR_TTL=2 "$PY" interop/py_server.py http @PORT@
 echo; echo "mrtr-audit, one column per server:"
 python3 scripts/audit-table.py interop/audit-expected.json "${REPORTS[@]}" | tee "$AUD/table.txt"

@@ -10,8 +10,8 @@ use wasm_bindgen::JsCast;
 use crate::components::page_link::{location_hash, location_search, page_link, scroll_to};
 use crate::components::theme::{self, ThemeToggle};
 use crate::components::{
-    AuditCard, EmbedDocs, LinkNotes, MisuseTicket, Quiz, RoundTrip, RulesExplorer, RunItRaw,
-    TicketInspector, TicketTimeline,
+    AuditCard, EmbedDocs, LinkNotes, MisuseTicket, Quiz, ReadTheCode, RoundTrip, RulesExplorer,
+    RunItRaw, TicketInspector, TicketTimeline,
 };
 use crate::state::embed::parse_query;
 use crate::state::link::{Link, Widget};
@@ -48,6 +48,7 @@ fn view_for(id: &str, link: RwSignal<Link>) -> AnyView {
         Some(Widget::Timeline) => view! { <TicketTimeline link=link/> }.into_any(),
         Some(Widget::Misuse) => view! { <MisuseTicket link=link/> }.into_any(),
         Some(Widget::Raw) => view! { <RunItRaw link=link/> }.into_any(),
+        Some(Widget::Code) => view! { <ReadTheCode link=link/> }.into_any(),
         Some(Widget::Rules) => view! { <RulesExplorer link=link/> }.into_any(),
         Some(Widget::Quiz) => view! { <Quiz/> }.into_any(),
         Some(Widget::Audit) => view! { <AuditCard link=link/> }.into_any(),

@@ -5,8 +5,8 @@
 
 use leptos::prelude::*;
 use mrtr_lab::components::{
-    AuditCard, MisuseTicket, Quiz, RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
-    TicketTimeline,
+    AuditCard, MisuseTicket, Quiz, ReadTheCode, RoundTrip, RulesExplorer, RunItRaw,
+    TicketInspector, TicketTimeline,
 };
 use mrtr_lab::state::link::Link;
 use wasm_bindgen::JsCast;
@@ -172,6 +172,36 @@ async fn run_it_raw_shows_both_eras() {
     let lanes = text_of(&root, "[data-testid=lanes]");
     assert!(lanes.contains("server/discover") && lanes.contains("initialize"));
     assert!(lanes.contains("deployed to prod"));
+}
+
+#[wasm_bindgen_test]
+async fn read_the_code_marks_the_lines_of_each_step() {
+    let (root, link) = mount(Link::default(), |link| view! { <ReadTheCode link=link/> });
+    settle().await;
+    let marked = |root: &web_sys::HtmlElement| {
+        let all = root.query_selector_all(".cl[data-marked]").unwrap();
+        (0..all.length())
+            .filter_map(|i| all.get(i).and_then(|n| n.text_content()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // The first call: the handler runs with no ticket.
+    assert!(marked(&root).contains("ctx.mcpReq.requestState()"));
+    // The ask: the ticket is minted.
+    link.update(|l| l.step = 1);
+    settle().await;
+    assert!(marked(&root).contains("codec.mint({ env })"));
+    // Between the calls, no server code runs.
+    find(&root, "[data-step='3']").click();
+    settle().await;
+    assert_eq!(marked(&root), "");
+    assert_eq!(link.with_untracked(|l| l.step), 3);
+    // The retry in Python: the SDK's check first.
+    find(&root, "[data-lang=py]").click();
+    link.update(|l| l.step = 5);
+    settle().await;
+    assert!(text_of(&root, "[data-testid=code-notes] li").contains("opens the sealed ticket"));
+    assert!(marked(&root).contains("deployed to"));
 }
 
 #[wasm_bindgen_test]

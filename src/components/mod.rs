@@ -3,6 +3,7 @@
 
 pub mod audit;
 mod check_list;
+pub mod code;
 pub mod embed_docs;
 pub mod inspector;
 pub mod knobs;
@@ -18,6 +19,7 @@ pub mod timeline;
 
 pub use audit::AuditCard;
 pub use check_list::CheckList;
+pub use code::ReadTheCode;
 pub use embed_docs::EmbedDocs;
 pub use inspector::TicketInspector;
 pub use misuse::MisuseTicket;

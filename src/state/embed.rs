@@ -68,6 +68,7 @@ pub fn widget_title(w: Widget) -> &'static str {
         Widget::Timeline => "MRTR Lab: the ticket against the clock",
         Widget::Misuse => "MRTR Lab: misuse the ticket",
         Widget::Raw => "MRTR Lab: run it raw",
+        Widget::Code => "MRTR Lab: read the code",
         Widget::Rules => "MRTR Lab: who may ask for what",
         Widget::Quiz => "MRTR Lab: check yourself",
         Widget::Audit => "MRTR Lab: audit your server",

@@ -21,6 +21,7 @@ const VALUE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b',');
 
+use super::code::Lang;
 use super::playback::{clamp_speed, parse_speed, speed_text};
 
 /// The widgets, by their fragment name.
@@ -32,18 +33,20 @@ pub enum Widget {
     Timeline,
     Misuse,
     Raw,
+    Code,
     Rules,
     Quiz,
     Audit,
 }
 
 impl Widget {
-    pub const ALL: [Widget; 8] = [
+    pub const ALL: [Widget; 9] = [
         Widget::RoundTrip,
         Widget::Ticket,
         Widget::Timeline,
         Widget::Misuse,
         Widget::Raw,
+        Widget::Code,
         Widget::Rules,
         Widget::Quiz,
         Widget::Audit,
@@ -56,6 +59,7 @@ impl Widget {
             Widget::Timeline => "timeline",
             Widget::Misuse => "misuse",
             Widget::Raw => "raw",
+            Widget::Code => "code",
             Widget::Rules => "rules",
             Widget::Quiz => "quiz",
             Widget::Audit => "audit",
@@ -93,6 +97,8 @@ pub struct Link {
     pub caps: ClientCapabilities,
     // The audit card: the sample report of a weak server is shown.
     pub audit_sample: bool,
+    // Read the code: which language's handler (the step is the round trip's).
+    pub lang: Lang,
 }
 
 fn caps_list(c: &ClientCapabilities) -> String {
@@ -142,6 +148,7 @@ impl Default for Link {
             method: METHODS[0],
             caps: default_caps(),
             audit_sample: false,
+            lang: Lang::default(),
         }
     }
 }
@@ -245,6 +252,9 @@ impl Link {
         }
         if self.audit_sample {
             parts.push("sample=1".into());
+        }
+        if self.lang != Lang::default() {
+            parts.push(format!("lang={}", self.lang.id()));
         }
         parts.join("&")
     }
@@ -351,6 +361,10 @@ impl Link {
                     "0" => link.audit_sample = false,
                     _ => bad(&mut notes),
                 },
+                "lang" => match Lang::from_id(value) {
+                    Some(l) => link.lang = l,
+                    None => bad(&mut notes),
+                },
                 "chg" => link.breakage.change_ticket = value == "1",
                 "nosig" => link.breakage.no_signature_check = value == "1",
                 "lane" => match value {
@@ -438,18 +452,20 @@ mod tests {
             roots: true,
             ..Default::default()
         };
+        l.lang = Lang::Python;
         let f = l.to_fragment();
         assert!(f.contains("ticket=v1.abc.d%20e%26f%3Dg%23h%C3%A9"), "{f}");
+        assert!(f.ends_with("&lang=py"), "{f}");
         assert_eq!(Link::parse(&f), (l, vec![]));
     }
 
     #[test]
     fn bad_fragments_fall_back_with_notes() {
         let (l, notes) = Link::parse(
-            "w=nope&step=-1&speed=NaN&ttl=0&seal=rot13&single=yes&offb=everything&zzz=1&end&times=1,2&move=fly&at=9999&ticket=%FF",
+            "w=nope&step=-1&speed=NaN&ttl=0&seal=rot13&single=yes&offb=everything&zzz=1&end&times=1,2&move=fly&at=9999&ticket=%FF&lang=cobol",
         );
         assert_eq!(l, Link::default());
-        assert_eq!(notes.len(), 13, "{notes:?}");
+        assert_eq!(notes.len(), 14, "{notes:?}");
         let (_, notes) = Link::parse(&"a".repeat(MAX_FRAGMENT + 1));
         assert_eq!(notes.len(), 1);
         let (l, _) = Link::parse("ttl=99999999999999999999999&step=2");

@@ -2,11 +2,14 @@
 
 pub mod audit_report;
 pub mod checks_view;
+pub mod code;
 pub mod embed;
+pub mod highlight;
 pub mod json_view;
 pub mod link;
 pub mod playback;
 pub mod quiz;
+pub mod sdk_table;
 pub mod spec_rules;
 pub mod stage;
 pub mod transcript;

@@ -1,0 +1,284 @@
+//! Read the code: the deploy handler in each SDK and in the lab's Rust, with the lines that
+//! run at the round trip's current step marked, and what each SDK leaves to its author.
+
+use leptos::prelude::*;
+use mrtr_core::checks::Check;
+use mrtr_world::checks::CheckWords;
+
+use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, Phase};
+use crate::state::highlight::lines;
+use crate::state::link::{Link, Widget};
+use crate::state::sdk_table::{guard_name, table, variants};
+use crate::state::stage::trace_of;
+
+fn tab_id(l: Lang) -> String {
+    format!("code-tab-{}", l.id())
+}
+
+fn focus(id: &str) {
+    if let Some(el) = document().get_element_by_id(id) {
+        if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
+            let _ = el.focus();
+        }
+    }
+}
+
+/// One listing, highlighted; line numbers and callouts are drawn by CSS from attributes, so
+/// the text of the `<pre>` is the file's text exactly (copy it and you have the file).
+#[component]
+fn Listing(listing: Listing, index: usize, lang: Lang, shown: Memo<Vec<Mark>>) -> impl IntoView {
+    let rows = lines(listing.text, lang.syntax())
+        .into_iter()
+        .enumerate()
+        .map(|(i, pieces)| {
+            let n = listing.first_line + i;
+            let marked = move || shown.with(|m| m.iter().position(|m| m.covers(index, n)));
+            let callout = move || {
+                shown.with(|m| {
+                    m.iter()
+                        .position(|m| m.listing == index && m.first == n)
+                        .map(|k| (k + 1).to_string())
+                })
+            };
+            let kind = move || {
+                shown.with(|m| {
+                    m.iter().find(|m| m.covers(index, n)).map(|m| match m.kind {
+                        MarkKind::Runs => "cl mark-runs",
+                        MarkKind::Checks => "cl mark-checks",
+                    })
+                })
+            };
+            let pieces = pieces
+                .into_iter()
+                .map(|(tok, text)| {
+                    let class = tok.class();
+                    if class.is_empty() {
+                        text.into_any()
+                    } else {
+                        view! { <span class=class>{text}</span> }.into_any()
+                    }
+                })
+                .collect_view();
+            view! {
+                <span class=move || kind().unwrap_or("cl") data-n=n data-callout=callout
+                    data-marked=move || marked().map(|_| "1")>{pieces}"\n"</span>
+            }
+        })
+        .collect_view();
+    view! {
+        <pre class="code" tabindex="0" data-testid="code-listing" data-path=listing.path
+            aria-label=format!("{}, lines {} to {}", listing.path, listing.first_line, listing.last_line())><code>{rows}</code></pre>
+    }
+}
+
+/// The deploy handler in three implementations, in step with the round trip.
+#[component]
+pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
+    let lang = Memo::new(move |_| link.with(|l| l.lang));
+    let trace = Memo::new(move |_| {
+        let (k, e) = link.with(|l| (l.knobs, l.ending));
+        trace_of(k, e)
+    });
+    let titles = Memo::new(move |_| {
+        trace.with(|t| t.steps.iter().map(|s| s.title.clone()).collect::<Vec<_>>())
+    });
+    let step = Memo::new(move |_| {
+        let n = titles.with(Vec::len);
+        link.with(|l| l.step).min(n.saturating_sub(1))
+    });
+    let phase = Memo::new(move |_| {
+        let refused = trace.with(|t| t.outcome().is_some_and(|o| o.is_err()));
+        Phase::of(step.get(), titles.with(Vec::len), refused)
+    });
+    let shown = Memo::new(move |_| marks(lang.get(), phase.get()));
+    // Announced only when the reader works this widget, not while the round trip plays.
+    let live = move || link.with(|l| l.widget == Widget::Code).then_some("polite");
+
+    let set = move |f: &dyn Fn(&mut Link)| {
+        link.update(|l| {
+            f(l);
+            l.widget = Widget::Code;
+        })
+    };
+    let on_tab_key = move |ev: leptos::ev::KeyboardEvent| {
+        let i = Lang::ALL.iter().position(|l| *l == lang.get()).unwrap_or(0);
+        let n = Lang::ALL.len();
+        let next = match ev.key().as_str() {
+            "ArrowRight" => (i + 1) % n,
+            "ArrowLeft" => (i + n - 1) % n,
+            "Home" => 0,
+            "End" => n - 1,
+            _ => return,
+        };
+        ev.prevent_default();
+        let l = Lang::ALL[next];
+        set(&|link| link.lang = l);
+        focus(&tab_id(l));
+    };
+
+    let tabs = Lang::ALL
+        .into_iter()
+        .map(|l| {
+            let selected = move || lang.get() == l;
+            view! {
+                <button type="button" role="tab" id=tab_id(l) data-lang=l.id()
+                    aria-selected=move || selected().to_string() aria-controls="code-panel"
+                    tabindex=move || if selected() { "0" } else { "-1" }
+                    title=l.label() on:click=move |_| set(&|link| link.lang = l)>{l.short()}</button>
+            }
+        })
+        .collect_view();
+
+    let steps = move || {
+        titles
+            .get()
+            .into_iter()
+            .enumerate()
+            .map(|(i, title)| {
+                let current = move || step.get() == i;
+                view! {
+                    <li><button type="button" data-step=i aria-pressed=move || current().to_string()
+                        aria-label=title.clone() title=title
+                        on:click=move |_| set(&|l| l.step = i)>{i + 1}</button></li>
+                }
+            })
+            .collect_view()
+    };
+
+    let notes = move || {
+        let shown_listings = listings(lang.get());
+        shown
+            .get()
+            .into_iter()
+            .enumerate()
+            .map(|(k, m)| {
+                let first = shown_listings
+                    .get(m.listing)
+                    .and_then(|l| l.text.lines().nth(m.first - l.first_line))
+                    .unwrap_or("")
+                    .trim()
+                    .to_owned();
+                let class = match m.kind {
+                    MarkKind::Runs => "note-runs",
+                    MarkKind::Checks => "note-checks",
+                };
+                let file = shown_listings.get(m.listing).map(|l| l.path).unwrap_or("");
+                view! {
+                    <li class=class><span class="callout-num" aria-hidden="true">{k + 1}</span>
+                        <span class="where">{format!("{}, {}", file.rsplit('/').next().unwrap_or(file), m.lines_text())}</span>
+                        " "<code class="first-line">{first}</code>" "{m.note}</li>
+                }
+            })
+            .collect_view()
+    };
+
+    let listings_view = move || {
+        let l = lang.get();
+        let all = listings(l);
+        let count = all.len();
+        all.into_iter()
+            .enumerate()
+            .map(|(i, listing)| {
+                let where_ = format!(", lines {}–{}: {}", listing.first_line, listing.last_line(), listing.caption);
+                let path = listing.path;
+                let body = view! { <Listing listing=listing index=i lang=l shown=shown/> };
+                if i > 0 && count > 1 {
+                    // The core's checks: long, so folded; the summary says when lines in it
+                    // are marked (opening it on its own would move the page under the reader).
+                    let marked = move || {
+                        let n = shown.with(|m| m.iter().filter(|m| m.listing == i).count());
+                        (n > 0).then(|| format!(" ({n} marked at this step)"))
+                    };
+                    view! {
+                        <details class="more-code">
+                            <summary><span class="listing-caption"><code>{path}</code>{where_}</span><span class="marked-count">{marked}</span></summary>
+                            {body}
+                        </details>
+                    }
+                    .into_any()
+                } else {
+                    view! { <div><p class="listing-caption"><code>{path}</code>{where_}</p>{body}</div> }.into_any()
+                }
+            })
+            .collect_view()
+    };
+
+    let sdk = move || {
+        let l = lang.get();
+        match table(l) {
+            Some(rows) => {
+                let columns = variants(l);
+                let rows = rows
+                    .into_iter()
+                    .map(|e| {
+                        let cells = e
+                            .verdicts
+                            .iter()
+                            .zip(columns)
+                            .map(|(v, col)| {
+                                let evidence = v
+                                    .evidence
+                                    .iter()
+                                    .map(|(id, x)| format!("{id}: {x}"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ");
+                                view! {
+                                    <td data-server=col.server data-label=col.heading>
+                                        <span class=format!("cell {}", v.cell.class())>{v.cell.word(col.hardened)}</span>
+                                        <span class="evidence">{evidence}</span>
+                                    </td>
+                                }
+                            })
+                            .collect_view();
+                        view! {
+                            <tr>
+                                <th scope="row">{guard_name(e.guard)}</th>
+                                {cells}
+                                <td class="advice">{e.advice}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view();
+                let heads = columns
+                    .iter()
+                    .map(|c| view! { <th scope="col">{c.heading}<span class="evidence">{c.path.rsplit('/').next().unwrap_or(c.path)}</span></th> })
+                    .collect_view();
+                view! {
+                    <table class="sdk-table" data-testid="sdk-table">
+                        <caption>{format!("What the {} does for you, and what it leaves to you: mrtr-audit's verdicts on these servers in make interop", l.label())}</caption>
+                        <thead><tr><th scope="col">"Protection"</th>{heads}<th scope="col">"If the example leaves it to you"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                }
+                .into_any()
+            }
+            None => view! {
+                <div class="sdk-table" data-testid="sdk-table">
+                    <p>"The lab's server runs every check in the core, before the handler sees the state, in this order (mrtr-audit passes every row against it in make interop):"</p>
+                    <ol class="check-order">
+                        {Check::ALL.into_iter().map(|c| view! { <li><strong>{c.short()}</strong>": "{c.question()}</li> }).collect_view()}
+                    </ol>
+                </div>
+            }
+            .into_any(),
+        }
+    };
+
+    view! {
+        <div class="code-body">
+            <div class="code-tabs" role="tablist" aria-label="Implementation" on:keydown=on_tab_key>{tabs}</div>
+            <div class="code-steps">
+                <span id="code-steps-label">"Round-trip step"</span>
+                <ol aria-labelledby="code-steps-label">{steps}</ol>
+            </div>
+            <div id="code-panel" role="tabpanel" aria-labelledby=move || tab_id(lang.get())>
+                <div class="code-now" data-testid="code-now" role="status" aria-live=live>
+                    <p><strong>{move || titles.with(|t| t.get(step.get()).cloned().unwrap_or_default())}</strong>" "{move || phase.get().summary(lang.get())}</p>
+                    <ol class="code-notes" data-testid="code-notes">{notes}</ol>
+                </div>
+                {listings_view}
+                {sdk}
+            </div>
+        </div>
+    }
+}

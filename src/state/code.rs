@@ -1,0 +1,488 @@
+//! "Read the code": the deploy handler in the TypeScript SDK, the Python SDK and the lab's
+//! Rust, embedded at build time from the very files `make interop` runs (and, for Rust, the
+//! core's own source), and which of their lines run at each step of the round trip.
+//!
+//! Marks are found by text, not by line number: each names the first line it covers (and
+//! the last, searched from there). If a file changes so that a mark no longer finds its
+//! lines, the mark is dropped on the page and a test here fails.
+
+use mrtr_core::checks::Check;
+use mrtr_world::checks::CheckWords;
+
+use super::highlight::Syntax;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Lang {
+    #[default]
+    TypeScript,
+    Python,
+    Rust,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 3] = [Lang::TypeScript, Lang::Python, Lang::Rust];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Lang::TypeScript => "ts",
+            Lang::Python => "py",
+            Lang::Rust => "rust",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.id() == s)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Lang::TypeScript => "TypeScript SDK 2.4.0",
+            Lang::Python => "Python SDK 2.3.0",
+            Lang::Rust => "The lab's Rust",
+        }
+    }
+
+    /// The tab's name.
+    pub fn short(self) -> &'static str {
+        match self {
+            Lang::TypeScript => "TypeScript SDK",
+            Lang::Python => "Python SDK",
+            Lang::Rust => "Lab's Rust",
+        }
+    }
+
+    pub fn syntax(self) -> Syntax {
+        match self {
+            Lang::TypeScript => Syntax::JavaScript,
+            Lang::Python => Syntax::Python,
+            Lang::Rust => Syntax::Rust,
+        }
+    }
+}
+
+/// A piece of source shown: a whole file, or one function of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// The file's path in the repository.
+    pub path: &'static str,
+    /// The line number, in the file, of the listing's first line.
+    pub first_line: usize,
+    pub text: &'static str,
+    /// What the listing is, in a few words.
+    pub caption: &'static str,
+}
+
+impl Listing {
+    /// The number of lines shown.
+    pub fn len(&self) -> usize {
+        self.text.lines().count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    pub fn last_line(&self) -> usize {
+        self.first_line + self.len().saturating_sub(1)
+    }
+}
+
+pub const TS_SERVER: &str = include_str!("../../interop/ts_server.mjs");
+pub const TS_SERVER_HARDENED: &str = include_str!("../../interop/ts_server_hardened.mjs");
+pub const PY_SERVER: &str = include_str!("../../interop/py_server.py");
+const RUST_FIXTURES: &str = include_str!("../../crates/mrtr-core/src/fixtures.rs");
+const RUST_CHECKS: &str = include_str!("../../crates/mrtr-core/src/checks.rs");
+
+/// One function of a Rust file: from the line holding `start` (with the doc comment above
+/// it) to its closing brace at the start of a line. The whole file if `start` is missing.
+fn rust_fn(file: &'static str, start: &str) -> (usize, &'static str) {
+    let Some(at) = file.find(start) else {
+        return (1, file);
+    };
+    // Back up over the doc comment that introduces the function.
+    let mut from = file[..at].rfind('\n').map_or(0, |n| n + 1);
+    while from > 0 {
+        let prev = file[..from - 1].rfind('\n').map_or(0, |n| n + 1);
+        if file[prev..from].trim_start().starts_with("///") {
+            from = prev;
+        } else {
+            break;
+        }
+    }
+    let end = file[at..].find("\n}\n").map_or(file.len(), |n| at + n + 3);
+    let first_line = file[..from].matches('\n').count() + 1;
+    (first_line, &file[from..end])
+}
+
+/// What the widget shows for a language, in order.
+pub fn listings(lang: Lang) -> Vec<Listing> {
+    match lang {
+        Lang::TypeScript => vec![
+            Listing {
+                path: "interop/ts_server.mjs",
+                first_line: 1,
+                text: TS_SERVER,
+                caption: "the whole file, as make interop runs it",
+            },
+            Listing {
+                path: "interop/ts_server_hardened.mjs",
+                first_line: 1,
+                text: TS_SERVER_HARDENED,
+                caption: "the same server, hardened with the codec's bind hook; make interop audits it too",
+            },
+        ],
+        Lang::Python => vec![Listing {
+            path: "interop/py_server.py",
+            first_line: 1,
+            text: PY_SERVER,
+            caption: "the whole file, as make interop runs it",
+        }],
+        Lang::Rust => {
+            let (first_line, text) = rust_fn(RUST_FIXTURES, "pub fn deploy(");
+            let (check_line, checks) = rust_fn(RUST_CHECKS, "pub fn verify(");
+            vec![
+                Listing {
+                    path: "crates/mrtr-core/src/fixtures.rs",
+                    first_line,
+                    text,
+                    caption: "the deploy handler, the one this page and mrtr-server run",
+                },
+                Listing {
+                    path: "crates/mrtr-core/src/checks.rs",
+                    first_line: check_line,
+                    text: checks,
+                    caption: "the checks the core runs before the handler sees the state, in order",
+                },
+            ]
+        }
+    }
+}
+
+/// Where the round trip is, as far as the server's code is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The first call reaches a replica: the handler runs with no ticket.
+    FirstCall,
+    /// The handler asks and the ticket is minted.
+    Asked,
+    /// The request is with the host, the client or the balancer: no server code runs.
+    Away,
+    /// The retry reaches a replica: the checks, then the handler finishes.
+    Retry,
+    /// The retry reaches a replica and a check refuses it: the handler never runs.
+    Refused,
+}
+
+impl Phase {
+    /// The phase of round-trip step `step` (from 0) of a trace with `steps` steps, whose
+    /// last step ends in a refusal or not.
+    pub fn of(step: usize, steps: usize, refused: bool) -> Phase {
+        let last = steps.saturating_sub(1);
+        match step.min(last) {
+            0 => Phase::FirstCall,
+            s if s == last && refused => Phase::Refused,
+            s if s == last && steps >= 6 => Phase::Retry,
+            1 => Phase::Asked,
+            _ => Phase::Away,
+        }
+    }
+
+    /// What happens in the server's code, in a sentence, for `lang` (an SDK, or the lab's core).
+    pub fn summary(self, lang: Lang) -> String {
+        let lib = if lang == Lang::Rust { "core" } else { "SDK" };
+        match self {
+            Phase::FirstCall => format!("The first call reaches a replica. The {lib} hands it to the deploy handler, with no ticket and no answer yet."),
+            Phase::Asked => format!("The handler cannot finish without bob, so it returns his question and its work so far; the {lib} seals that work into the ticket. Then the handler is done, and the replica keeps nothing."),
+            Phase::Away => "No server code runs at this step: the question, the answer and the ticket are with the host, the client or the load balancer.".to_owned(),
+            Phase::Retry => format!("The retry reaches a replica. The {lib} checks the ticket first; only then does the handler run again, now with the work from the ticket and bob's answer."),
+            Phase::Refused => format!("The retry reaches a replica, and a check on the ticket fails. The {lib} answers with an error; the handler never runs."),
+        }
+    }
+}
+
+/// Whether marked lines run the handler's own code or a check on the ticket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkKind {
+    Runs,
+    Checks,
+}
+
+/// Lines to mark, found by text: the first line containing `from`, to the first line at or
+/// after it containing `to`.
+struct MarkSpec {
+    listing: usize,
+    from: &'static str,
+    to: &'static str,
+    kind: MarkKind,
+    note: String,
+}
+
+fn spec(
+    listing: usize,
+    from: &'static str,
+    to: &'static str,
+    kind: MarkKind,
+    note: &str,
+) -> MarkSpec {
+    MarkSpec {
+        listing,
+        from,
+        to,
+        kind,
+        note: note.to_owned(),
+    }
+}
+
+/// Marked lines: numbers are the file's own (as shown in the gutter).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub listing: usize,
+    pub first: usize,
+    pub last: usize,
+    pub kind: MarkKind,
+    pub note: String,
+}
+
+impl Mark {
+    pub fn covers(&self, listing: usize, line: usize) -> bool {
+        self.listing == listing && (self.first..=self.last).contains(&line)
+    }
+
+    /// "line 16" or "lines 19–22".
+    pub fn lines_text(&self) -> String {
+        if self.first == self.last {
+            format!("line {}", self.first)
+        } else {
+            format!("lines {}–{}", self.first, self.last)
+        }
+    }
+}
+
+use MarkKind::{Checks, Runs};
+
+fn specs(lang: Lang, phase: Phase) -> Vec<MarkSpec> {
+    match (lang, phase) {
+        (_, Phase::Away) => Vec::new(),
+        (Lang::TypeScript, Phase::FirstCall) => vec![
+            spec(0, "server.registerTool('deploy'", "async ({ env }, ctx)", Runs, "The SDK routes tools/call deploy here, with the arguments checked against the tool's schema."),
+            spec(0, "const state = ctx.mcpReq.requestState();", "if (!state || ok?.confirm !== true)", Runs, "No ticket and no answer came with the first call, so the handler takes the branch that asks."),
+        ],
+        (Lang::TypeScript, Phase::Asked) => vec![
+            spec(0, "return inputRequired({", "});", Runs, "It returns input_required: the question under inputRequests, and { env } minted into the ticket."),
+            spec(0, "const codec = createRequestStateCodec(", "const codec = createRequestStateCodec(", Runs, "mint signs the payload with this key (HMAC-SHA256) and stamps an expiry ttlSeconds ahead. The payload stays readable: signed, not encrypted."),
+        ],
+        (Lang::TypeScript, Phase::Retry) => vec![
+            spec(0, "requestState: { verify: codec.verify }", "requestState: { verify: codec.verify }", Checks, "Before the handler runs, the SDK calls verify on the returned ticket: the signature and the expiry. The caller is checked only if the codec was given bind; the arguments, never."),
+            spec(0, "const state = ctx.mcpReq.requestState();", "const ok = acceptedContent(", Runs, "The handler gets the verified payload back, and reads bob's answer from inputResponses."),
+            spec(0, "return { content: [", "return { content: [", Runs, "Both are there: it deploys to the env read out of the ticket."),
+            spec(1, "bind: (ctx) => {", "},", Checks, "In the hardened server, verify also recomputes bind for the retry, the caller and the request, and refuses the ticket if it differs from the one minted."),
+        ],
+        (Lang::TypeScript, Phase::Refused) => vec![
+            spec(0, "requestState: { verify: codec.verify }", "requestState: { verify: codec.verify }", Checks, "verify throws on this ticket, so the SDK answers -32602 and the handler below never runs."),
+            spec(1, "bind: (ctx) => {", "},", Checks, "The hardened server's verify refuses it the same way, and also another caller's ticket or a retry with other arguments."),
+        ],
+        (Lang::Python, Phase::FirstCall) => vec![
+            spec(0, "@mcp.tool()", "async def deploy(", Runs, "The SDK routes tools/call deploy here, with the arguments checked against the function's signature."),
+            spec(0, "answer = (ctx.input_responses", "if state and isinstance(", Runs, "No ticket and no answer came with the first call, so the condition fails and the handler goes on to ask."),
+        ],
+        (Lang::Python, Phase::Asked) => vec![
+            spec(0, "return types.InputRequiredResult(", "request_state=json.dumps(", Runs, "It returns input_required: the question under input_requests, and its work as a JSON string."),
+            spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Runs, "RequestStateSecurity: the SDK seals that string with these keys (AES-GCM, so the client cannot read it) and gives it this lifetime."),
+        ],
+        (Lang::Python, Phase::Retry) => vec![
+            spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Checks, "Before the handler runs, the SDK opens the sealed ticket with its keys and checks the expiry (and the OAuth client, when there is one)."),
+            spec(0, "answer = (ctx.input_responses", "if state and isinstance(", Runs, "The handler reads bob's answer and the opened state."),
+            spec(0, "return types.CallToolResult(", "return types.CallToolResult(", Runs, "Both are there: it deploys to the env read out of the ticket."),
+        ],
+        (Lang::Python, Phase::Refused) => vec![
+            spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Checks, "The ticket does not open with these keys, so the SDK answers -32602 and the handler below never runs."),
+        ],
+        (Lang::Rust, Phase::FirstCall) => vec![
+            spec(0, "pub fn deploy(", "let Some(env) = inv.arguments", Runs, "The engine calls the handler with the call's arguments."),
+            spec(0, "if let Some(state) = inv.state", "if let Some(state) = inv.state", Runs, "No ticket came with the first call, so there is no state: on to asking."),
+        ],
+        (Lang::Rust, Phase::Asked) => vec![spec(
+            0,
+            "Outcome::ask(",
+            "Some(json!({\"env\": env}))",
+            Runs,
+            "It asks for confirm and hands { env } to the engine, which seals it into the ticket with the caller, a digest of the request and an expiry.",
+        )],
+        (Lang::Rust, Phase::Retry | Phase::Refused) => {
+            let mut v = check_specs(phase == Phase::Refused);
+            if phase == Phase::Retry {
+                v.push(spec(0, "if let Some(state) = inv.state", "let env = state.get(", Runs, "Every check passed: the handler gets the state, and env comes from the ticket, not the arguments."));
+                v.push(spec(0, "Outcome::text(format!(\"deployed to {env}\"))", "Outcome::text(format!(\"deployed to {env}\"))", Runs, "bob said yes: it deploys."));
+            }
+            v
+        }
+    }
+}
+
+/// The core's checks in `verify`, one mark each, in the order they run.
+fn check_specs(refused: bool) -> Vec<MarkSpec> {
+    let lines: [(Check, &'static str); 6] = [
+        (Check::Signature, "codec.open(presented.ticket)"),
+        (Check::Principal, "Check::Principal,"),
+        (Check::Expiry, "push(Check::Expiry,"),
+        (Check::Request, "push(Check::Request,"),
+        (Check::Answer, "match (c, policy.answer, failed)"),
+        (Check::SingleUse, "Check::SingleUse,"),
+    ];
+    let mut v: Vec<MarkSpec> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (c, anchor))| MarkSpec {
+            listing: 1,
+            from: anchor,
+            to: anchor,
+            kind: Checks,
+            note: format!("Check {}, {}: {}", i + 1, c.short(), c.question()),
+        })
+        .collect();
+    if refused {
+        v.push(spec(1, "pub fn verify(", "pub fn verify(", Checks, "The verdict has a failed check, so the engine answers -32602 and the handler never runs."));
+    }
+    v
+}
+
+/// The first line (from 0) at or after `from` that contains `needle`.
+fn find_line(lines: &[&str], from: usize, needle: &str) -> Option<usize> {
+    lines
+        .iter()
+        .enumerate()
+        .skip(from)
+        .find(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i)
+}
+
+/// The lines that run at `phase`, with a note each. A mark whose text is not found is left
+/// out (a test makes sure none is).
+pub fn marks(lang: Lang, phase: Phase) -> Vec<Mark> {
+    let shown = listings(lang);
+    specs(lang, phase)
+        .into_iter()
+        .filter_map(|s| {
+            let listing = shown.get(s.listing)?;
+            let lines: Vec<&str> = listing.text.lines().collect();
+            let first = find_line(&lines, 0, s.from)?;
+            let last = find_line(&lines, first, s.to)?;
+            Some(Mark {
+                listing: s.listing,
+                first: listing.first_line + first,
+                last: listing.first_line + last,
+                kind: s.kind,
+                note: s.note,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PHASES: [Phase; 5] = [
+        Phase::FirstCall,
+        Phase::Asked,
+        Phase::Away,
+        Phase::Retry,
+        Phase::Refused,
+    ];
+
+    #[test]
+    fn every_mark_finds_its_lines() {
+        for lang in Lang::ALL {
+            for phase in PHASES {
+                assert_eq!(
+                    marks(lang, phase).len(),
+                    specs(lang, phase).len(),
+                    "{lang:?} {phase:?}: a mark lost its lines (did the file change?)"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_server_step_marks_lines_and_no_other_does() {
+        for lang in Lang::ALL {
+            for phase in PHASES {
+                let m = marks(lang, phase);
+                assert_eq!(m.is_empty(), phase == Phase::Away, "{lang:?} {phase:?}");
+                for mark in &m {
+                    let l = listings(lang)[mark.listing];
+                    assert!(mark.first <= mark.last && mark.last <= l.last_line());
+                    assert!(mark.first >= l.first_line);
+                }
+            }
+            // The retry marks a check before any line of the handler's own.
+            let retry = marks(lang, Phase::Retry);
+            assert_eq!(retry[0].kind, MarkKind::Checks, "{lang:?}");
+            assert!(marks(lang, Phase::Refused)
+                .iter()
+                .all(|m| m.kind == MarkKind::Checks));
+        }
+    }
+
+    #[test]
+    fn the_marks_point_at_the_code_they_describe() {
+        let ts = marks(Lang::TypeScript, Phase::Asked);
+        let lines: Vec<&str> = TS_SERVER.lines().collect();
+        assert!(lines[ts[0].first - 1].contains("return inputRequired({"));
+        assert!(lines[ts[0].last - 1].contains("});"));
+        assert!((ts[0].first..=ts[0].last).any(|n| lines[n - 1].contains("codec.mint")));
+        let py = marks(Lang::Python, Phase::Retry);
+        let lines: Vec<&str> = PY_SERVER.lines().collect();
+        assert!(lines[py[0].first - 1].contains("RequestStateSecurity"));
+    }
+
+    #[test]
+    fn the_rust_listings_are_the_real_functions_at_their_real_lines() {
+        let l = listings(Lang::Rust);
+        let fixtures: Vec<&str> = RUST_FIXTURES.lines().collect();
+        for (i, line) in l[0].text.lines().enumerate() {
+            assert_eq!(fixtures[l[0].first_line - 1 + i], line);
+        }
+        assert!(l[0].text.starts_with("/// The lesson's tool."));
+        assert!(l[0].text.contains("pub fn deploy(") && l[0].text.ends_with("}\n"));
+        assert!(l[1].text.contains("pub fn verify(") && !l[1].text.contains("fn status_of"));
+        // The check marks come in the order the core runs the checks.
+        let m = marks(Lang::Rust, Phase::Retry);
+        let firsts: Vec<usize> = m
+            .iter()
+            .filter(|m| m.listing == 1)
+            .map(|m| m.first)
+            .collect();
+        assert_eq!(firsts.len(), Check::ALL.len());
+        assert!(firsts.windows(2).all(|w| w[0] < w[1]), "{firsts:?}");
+    }
+
+    #[test]
+    fn phases_follow_the_round_trip() {
+        let honest: Vec<Phase> = (0..6).map(|s| Phase::of(s, 6, false)).collect();
+        assert_eq!(
+            honest,
+            [
+                Phase::FirstCall,
+                Phase::Asked,
+                Phase::Away,
+                Phase::Away,
+                Phase::Away,
+                Phase::Retry
+            ]
+        );
+        assert_eq!(Phase::of(5, 6, true), Phase::Refused);
+        assert_eq!(Phase::of(99, 6, false), Phase::Retry);
+        // Replica A refused the first call: two steps, the second a refusal.
+        assert_eq!(Phase::of(1, 2, true), Phase::Refused);
+        assert_eq!(Phase::of(0, 0, false), Phase::FirstCall);
+    }
+
+    #[test]
+    fn langs_round_trip_through_their_ids() {
+        for l in Lang::ALL {
+            assert_eq!(Lang::from_id(l.id()), Some(l));
+        }
+        assert_eq!(Lang::from_id("go"), None);
+    }
+}

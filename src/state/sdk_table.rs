@@ -1,0 +1,249 @@
+//! What each SDK's example server does for its author, and what it leaves to them: read from
+//! `interop/audit-expected.json`, the verdicts `make interop` checks every `mrtr-audit` run of
+//! those servers against, grouped by the check of the lesson each audit row tests. Nothing
+//! here is typed in by hand but the advice on how to add what is missing.
+
+use mrtr_core::checks::Check;
+use mrtr_world::audit::{Guard, ROWS};
+use mrtr_world::checks::CheckWords;
+use serde_json::Value;
+
+use super::code::Lang;
+
+const EXPECTED: &str = include_str!("../../interop/audit-expected.json");
+
+/// The protections the table has a row for, in the lesson's order.
+pub const GUARDS: [Guard; 6] = [
+    Guard::Check(Check::Signature),
+    Guard::Encoding,
+    Guard::Check(Check::Principal),
+    Guard::Check(Check::Request),
+    Guard::Check(Check::Expiry),
+    Guard::Check(Check::SingleUse),
+];
+
+pub fn guard_name(g: Guard) -> &'static str {
+    match g {
+        Guard::Check(c) => c.short(),
+        Guard::Encoding => "One spelling per ticket",
+        Guard::Protocol => "Protocol rules",
+        Guard::Robustness => "Bad input",
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell {
+    /// Every audit row of this kind that ran passed.
+    SdkDoes,
+    /// At least one failed: the author must add it.
+    YouAdd,
+    /// No row of this kind ran against the example (it claims nothing).
+    NotTested,
+}
+
+impl Cell {
+    /// The cell's words in the column of the example as it is, or of a hardened one.
+    pub fn word(self, hardened: bool) -> &'static str {
+        match (self, hardened) {
+            (Cell::SdkDoes, false) => "the SDK does it",
+            (Cell::SdkDoes, true) => "holds",
+            (Cell::YouAdd, false) => "left to you",
+            (Cell::YouAdd, true) => "still left to you",
+            (Cell::NotTested, _) => "not tested",
+        }
+    }
+
+    pub fn class(self) -> &'static str {
+        match self {
+            Cell::SdkDoes => "ok",
+            Cell::YouAdd => "no",
+            Cell::NotTested => "skip",
+        }
+    }
+}
+
+/// A server `make interop` audits, as the table names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// Its label in `audit-expected.json`.
+    pub server: &'static str,
+    /// The column's heading.
+    pub heading: &'static str,
+    pub path: &'static str,
+    /// The author's own hardening, as opposed to the SDK's example as it is.
+    pub hardened: bool,
+}
+
+/// The audited servers of a language: its example, and where the SDK lets the author bind
+/// the caller and the request, the example hardened that way. None for the lab's own.
+pub fn variants(lang: Lang) -> &'static [Variant] {
+    const TS: [Variant; 2] = [
+        Variant {
+            server: "ts-sdk-example",
+            heading: "The example",
+            path: "interop/ts_server.mjs",
+            hardened: false,
+        },
+        Variant {
+            server: "ts-sdk-example-hardened",
+            heading: "Hardened with bind",
+            path: "interop/ts_server_hardened.mjs",
+            hardened: true,
+        },
+    ];
+    const PY: [Variant; 1] = [Variant {
+        server: "python-sdk-example",
+        heading: "The example",
+        path: "interop/py_server.py",
+        hardened: false,
+    }];
+    match lang {
+        Lang::TypeScript => &TS,
+        Lang::Python => &PY,
+        Lang::Rust => &[],
+    }
+}
+
+/// One server's verdict on one protection, with the audit rows behind it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    pub cell: Cell,
+    /// The audit rows and their verdicts, e.g. `("other-token", "fail")`.
+    pub evidence: Vec<(&'static str, String)>,
+}
+
+/// One row of an SDK's table: a verdict per audited server, and what to do about a gap in
+/// the example.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub guard: Guard,
+    pub verdicts: Vec<Verdict>,
+    pub advice: &'static str,
+}
+
+fn advice(lang: Lang, g: Guard, cell: Cell) -> &'static str {
+    use Check::*;
+    match (lang, g, cell) {
+        (_, _, Cell::SdkDoes) => "",
+        (Lang::TypeScript, Guard::Check(Signature), _) => "A changed last character still decodes to the same bytes (its unused bits are ignored), so the signature holds but one ticket has several spellings: key anything you remember about a ticket by its decoded id, never by the string.",
+        (Lang::TypeScript, Guard::Encoding, _) => "The codec's decoder also takes = padding, the + / alphabet and whitespace: key anything you remember about a ticket by its decoded id, never by the string.",
+        (Lang::TypeScript, Guard::Check(Principal), _) => "Give createRequestStateCodec a bind callback that returns the caller's identity, and pass ctx to codec.mint: verify then refuses another caller's ticket (ts_server_hardened.mjs).",
+        (Lang::TypeScript, Guard::Check(Request), _) => "Return the tool's name and its arguments from the same bind callback: verify then refuses a retry with other arguments before the handler runs (ts_server_hardened.mjs). A check inside the handler would not do: the SDK turns a handler's error into an isError result.",
+        (Lang::Python, Guard::Check(Principal), _) => "The SDK binds the ticket to the OAuth client when the server uses OAuth; without it, put the caller in the state and compare it in the handler.",
+        (_, Guard::Check(SingleUse), Cell::NotTested) => "The example does not claim single use, so the audit skips it. To add it, remember each redeemed ticket id in a memory every replica shares, until the ticket expires.",
+        (_, _, Cell::NotTested) => "The audit could not try this against the example.",
+        (_, _, Cell::YouAdd) => "The audit found a misuse this server accepts.",
+    }
+}
+
+fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> Verdict {
+    let evidence: Vec<(&'static str, String)> = ROWS
+        .iter()
+        .filter(|r| r.guard == guard)
+        .map(|r| {
+            let v = verdicts
+                .get(r.id)
+                .and_then(Value::as_str)
+                .unwrap_or("missing");
+            (r.id, v.to_owned())
+        })
+        .collect();
+    let cell = if evidence.iter().any(|(_, v)| v == "fail") {
+        Cell::YouAdd
+    } else if evidence.iter().any(|(_, v)| v == "pass") {
+        Cell::SdkDoes
+    } else {
+        Cell::NotTested
+    };
+    Verdict { cell, evidence }
+}
+
+/// The table for a language's audited servers, from the audit's expected verdicts; `None`
+/// for the lab's own server (it passes every row) or if the file cannot be read.
+pub fn table(lang: Lang) -> Option<Vec<Entry>> {
+    let all: Value = serde_json::from_str(EXPECTED).ok()?;
+    let servers = variants(lang);
+    if servers.is_empty() {
+        return None;
+    }
+    let maps = servers
+        .iter()
+        .map(|v| all.get(v.server).and_then(Value::as_object))
+        .collect::<Option<Vec<_>>>()?;
+    Some(
+        GUARDS
+            .into_iter()
+            .map(|guard| {
+                let verdicts: Vec<Verdict> = maps.iter().map(|m| verdict(m, guard)).collect();
+                let advice = advice(lang, guard, verdicts[0].cell);
+                Entry {
+                    guard,
+                    verdicts,
+                    advice,
+                }
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cells(lang: Lang, column: usize) -> Vec<Cell> {
+        table(lang)
+            .unwrap()
+            .iter()
+            .map(|e| e.verdicts[column].cell)
+            .collect()
+    }
+
+    #[test]
+    fn the_tables_follow_the_audit() {
+        use Cell::*;
+        // signature, encoding, principal, request, expiry, single use
+        assert_eq!(
+            cells(Lang::TypeScript, 0),
+            [YouAdd, YouAdd, YouAdd, YouAdd, SdkDoes, NotTested]
+        );
+        // bind closes the principal and request gaps, and only those.
+        assert_eq!(
+            cells(Lang::TypeScript, 1),
+            [YouAdd, YouAdd, SdkDoes, SdkDoes, SdkDoes, NotTested]
+        );
+        assert_eq!(
+            cells(Lang::Python, 0),
+            [SdkDoes, SdkDoes, YouAdd, SdkDoes, SdkDoes, NotTested]
+        );
+        assert!(table(Lang::Rust).is_none());
+    }
+
+    #[test]
+    fn every_row_has_its_audit_evidence_and_every_gap_its_advice() {
+        for lang in [Lang::TypeScript, Lang::Python] {
+            for e in table(lang).unwrap() {
+                assert_eq!(e.verdicts.len(), variants(lang).len());
+                for v in &e.verdicts {
+                    assert!(!v.evidence.is_empty());
+                    assert!(v.evidence.iter().all(|(_, x)| x != "missing"), "{e:?}");
+                }
+                let example = e.verdicts[0].cell;
+                assert_eq!(e.advice.is_empty(), example == Cell::SdkDoes, "{e:?}");
+                assert!(!e.advice.starts_with("The audit"), "generic advice: {e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_audited_file_is_one_the_page_shows() {
+        for lang in Lang::ALL {
+            let shown: Vec<&str> = crate::state::code::listings(lang)
+                .iter()
+                .map(|l| l.path)
+                .collect();
+            for v in variants(lang) {
+                assert!(shown.contains(&v.path), "{}", v.path);
+            }
+        }
+    }
+}
