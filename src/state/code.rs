@@ -90,29 +90,8 @@ impl Listing {
 pub const TS_SERVER: &str = include_str!("../../interop/ts_server.mjs");
 pub const TS_SERVER_HARDENED: &str = include_str!("../../interop/ts_server_hardened.mjs");
 pub const PY_SERVER: &str = include_str!("../../interop/py_server.py");
-const RUST_FIXTURES: &str = include_str!("../../crates/mrtr-core/src/fixtures.rs");
-const RUST_CHECKS: &str = include_str!("../../crates/mrtr-core/src/checks.rs");
-
-/// One function of a Rust file: from the line holding `start` (with the doc comment above
-/// it) to its closing brace at the start of a line. The whole file if `start` is missing.
-fn rust_fn(file: &'static str, start: &str) -> (usize, &'static str) {
-    let Some(at) = file.find(start) else {
-        return (1, file);
-    };
-    // Back up over the doc comment that introduces the function.
-    let mut from = file[..at].rfind('\n').map_or(0, |n| n + 1);
-    while from > 0 {
-        let prev = file[..from - 1].rfind('\n').map_or(0, |n| n + 1);
-        if file[prev..from].trim_start().starts_with("///") {
-            from = prev;
-        } else {
-            break;
-        }
-    }
-    let end = file[at..].find("\n}\n").map_or(file.len(), |n| at + n + 3);
-    let first_line = file[..from].matches('\n').count() + 1;
-    (first_line, &file[from..end])
-}
+// The two functions of the core the Rust tab shows, cut at build time (build.rs).
+include!(concat!(env!("OUT_DIR"), "/code_excerpts.rs"));
 
 /// What the widget shows for a language, in order.
 pub fn listings(lang: Lang) -> Vec<Listing> {
@@ -138,8 +117,8 @@ pub fn listings(lang: Lang) -> Vec<Listing> {
             caption: "the whole file, as make interop runs it",
         }],
         Lang::Rust => {
-            let (first_line, text) = rust_fn(RUST_FIXTURES, "pub fn deploy(");
-            let (check_line, checks) = rust_fn(RUST_CHECKS, "pub fn verify(");
+            let (first_line, text) = RUST_DEPLOY;
+            let (check_line, checks) = RUST_VERIFY;
             vec![
                 Listing {
                     path: "crates/mrtr-core/src/fixtures.rs",
@@ -439,9 +418,14 @@ mod tests {
     #[test]
     fn the_rust_listings_are_the_real_functions_at_their_real_lines() {
         let l = listings(Lang::Rust);
-        let fixtures: Vec<&str> = RUST_FIXTURES.lines().collect();
-        for (i, line) in l[0].text.lines().enumerate() {
-            assert_eq!(fixtures[l[0].first_line - 1 + i], line);
+        for (listing, file) in [
+            (l[0], include_str!("../../crates/mrtr-core/src/fixtures.rs")),
+            (l[1], include_str!("../../crates/mrtr-core/src/checks.rs")),
+        ] {
+            let lines: Vec<&str> = file.lines().collect();
+            for (i, line) in listing.text.lines().enumerate() {
+                assert_eq!(lines[listing.first_line - 1 + i], line);
+            }
         }
         assert!(l[0].text.starts_with("/// The lesson's tool."));
         assert!(l[0].text.contains("pub fn deploy(") && l[0].text.ends_with("}\n"));
