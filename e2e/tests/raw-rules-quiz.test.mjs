@@ -48,7 +48,7 @@ test('rules explorer: tools/list never asks; undeclared kinds are never asked fo
   // A spec rule's link opens the widget state that shows it.
   await page.getByTestId('spec-rules').getByText('See: alice with bob\'s ticket').click();
   await page.getByTestId('attempts').waitFor();
-  assert.match(await page.getByTestId('misuse-answer').textContent(), /Bound to this caller/);
+  assert.match(await page.getByTestId('misuse-answer').textContent(), /Principal is this caller/);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -64,6 +64,18 @@ test('quiz: right and wrong answers, explanations, and progress kept across a re
   await q('stolen').getByLabel('Nothing, since the signature checks out').check();
   await q('stolen').getByRole('button', { name: 'Check' }).click();
   assert.match(await page.getByTestId('feedback-stolen').textContent(), /^Not quite\./);
+  // The wrong pick is told why it is wrong.
+  assert.match(await page.getByTestId('feedback-stolen').textContent(), /Nothing, since the signature checks out” is wrong: The signature only says/);
+  // A pick-all question, half right: what was found, what was wrong, what was missed.
+  await q('retry').getByLabel('It uses a new JSON-RPC id').check();
+  await q('retry').getByLabel(/It can drop _meta/).check();
+  await q('retry').getByRole('button', { name: 'Check' }).click();
+  const partial = await page.getByTestId('feedback-retry').textContent();
+  assert.match(partial, /You found 1 of the 3 right options/);
+  assert.match(partial, /drop _meta.*” is wrong: The server remembers nothing/);
+  assert.match(partial, /byte for byte” is right too/);
+  // Options are shown shuffled (the native test counts the positions): tools/list is not last.
+  assert.notEqual(await q('methods').locator('input').last().evaluate((e) => e.closest('label').textContent), 'tools/list');
   // Multiple choice, by keyboard.
   await q('signature').getByLabel('A ticket edited from staging to prod').focus();
   await page.keyboard.press('Space');
@@ -72,10 +84,10 @@ test('quiz: right and wrong answers, explanations, and progress kept across a re
   await q('signature').getByRole('button', { name: 'Check' }).focus();
   await page.keyboard.press('Enter');
   assert.match(await page.getByTestId('feedback-signature').textContent(), /^Right\./);
-  assert.match(await page.getByTestId('quiz-score').textContent(), /^2 right of 3 answered/);
+  assert.match(await page.getByTestId('quiz-score').textContent(), /^2 right of 4 answered/);
   await page.reload();
   await waitForApp(page);
-  assert.match(await page.getByTestId('quiz-score').textContent(), /^2 right of 3 answered/);
+  assert.match(await page.getByTestId('quiz-score').textContent(), /^2 right of 4 answered/);
   assert.match(await page.getByTestId('feedback-stolen').textContent(), /Not quite/);
   // The explanation's link opens the lab in the state that shows it.
   await page.getByTestId('feedback-stolen').getByText('See it in the lab').click();

@@ -1,6 +1,6 @@
 use leptos::prelude::*;
 
-use crate::state::quiz::{is_correct, Progress, Question, QUESTIONS, STORAGE_KEY};
+use crate::state::quiz::{feedback, shown_order, Progress, Question, QUESTIONS, STORAGE_KEY};
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
@@ -35,7 +35,8 @@ fn QuizQuestion(q: &'static Question, n: usize, progress: RwSignal<Progress>) ->
         <li class="question" data-question=q.id>
             <fieldset>
                 <legend>{format!("{n}. {}", q.prompt)}{q.multi.then_some(" (more than one)")}</legend>
-                {q.options.iter().enumerate().map(|(i, (text, _))| {
+                {shown_order(q).into_iter().map(|i| {
+                    let text = q.options[i].0;
                     let name = name.clone();
                     view! {
                         <label class="option">
@@ -49,7 +50,7 @@ fn QuizQuestion(q: &'static Question, n: usize, progress: RwSignal<Progress>) ->
                                         if on { p.push(i); }
                                     });
                                 }/>
-                            {*text}
+                            {text}
                         </label>
                     }
                 }).collect_view()}
@@ -61,10 +62,21 @@ fn QuizQuestion(q: &'static Question, n: usize, progress: RwSignal<Progress>) ->
                     }>"Check"</button>
             </fieldset>
             {move || saved().map(|a| {
-                let ok = is_correct(q, &a);
+                let f = feedback(q, &a);
+                let tally = (q.multi && !f.correct).then(|| {
+                    format!("You found {} of the {} right options. ", f.found.0, f.found.1)
+                });
+                let reasons = f
+                    .wrong
+                    .iter()
+                    .map(|(text, why)| view! { <li><span class="picked">{format!("\u{201c}{text}\u{201d}")}</span>" is wrong: "{*why}</li> })
+                    .chain(f.missed.iter().map(|(text, why)| view! { <li><span class="picked">{format!("\u{201c}{text}\u{201d}")}</span>" is right too: "{*why}</li> }))
+                    .collect_view();
                 view! {
-                    <div class=if ok { "feedback ok" } else { "feedback refused" } role="status" data-testid=format!("feedback-{}", q.id)>
-                        <strong>{if ok { "Right. " } else { "Not quite. " }}</strong>
+                    <div class=if f.correct { "feedback ok" } else { "feedback refused" } role="status" data-testid=format!("feedback-{}", q.id)>
+                        <strong>{if f.correct { "Right. " } else { "Not quite. " }}</strong>
+                        {tally}
+                        <ul class="reasons">{reasons}</ul>
                         {q.explanation}" "
                         <a href=format!("#{}", q.link)>"See it in the lab"</a>
                     </div>

@@ -4,11 +4,15 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
+/// One option: its text, whether it is right, and why (said when the reader picks a wrong
+/// one, or misses a right one).
+pub type Choice = (&'static str, bool, &'static str);
+
 pub struct Question {
     pub id: &'static str,
     pub prompt: &'static str,
-    /// Options and whether each is correct.
-    pub options: &'static [(&'static str, bool)],
+    /// Options in the order written; the page shows them in [`shown_order`].
+    pub options: &'static [Choice],
     /// Several options may be right; the reader picks all that apply.
     pub multi: bool,
     pub explanation: &'static str,
@@ -21,9 +25,9 @@ pub const QUESTIONS: &[Question] = &[
         id: "integrity",
         prompt: "Why does a server have to protect the integrity of requestState?",
         options: &[
-            ("Because tickets take a lot of bytes", false),
-            ("Because the client hands it back, so whoever holds it can change it", true),
-            ("Because every string in MCP has to carry a signature", false),
+            ("Because the client hands it back, so whoever holds it can change it", true, ""),
+            ("Because tickets are long, and long strings get corrupted in transit", false, "Transports already protect bytes in transit; the danger is a deliberate edit by whoever holds the ticket."),
+            ("Because the spec wants every field of an MCP message signed", false, "Only requestState needs protecting: it is the one field the server trusts to resume its own work."),
         ],
         multi: false,
         explanation: "The server resumes from what the ticket says. Left unprotected, one edit (staging to prod) and the server carries out the edited work.",
@@ -32,7 +36,11 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "methods",
         prompt: "Which request can never be answered with input_required?",
-        options: &[("tools/call", false), ("resources/read", false), ("tools/list", true)],
+        options: &[
+            ("tools/call", false, "A tool call is the classic case: deploy asks for a confirmation."),
+            ("resources/read", false, "Reading a resource may need input too; it is one of the three methods that can ask."),
+            ("tools/list", true, ""),
+        ],
         multi: false,
         explanation: "input_required belongs to three methods only: tools/call, prompts/get and resources/read. A listing always answers at once.",
         link: "w=rules&method=tools/list",
@@ -41,9 +49,9 @@ pub const QUESTIONS: &[Question] = &[
         id: "stolen",
         prompt: "alice gets hold of bob's ticket, still fresh and correctly signed, and sends it. What refuses her?",
         options: &[
-            ("Nothing, since the signature checks out", false),
-            ("The ticket names its principal, and alice's token says alice", true),
-            ("The server keeps a record that this ticket is bob's", false),
+            ("Nothing, since the signature checks out", false, "The signature only says the ticket is unchanged. Who may use it is a separate check."),
+            ("The ticket names its principal, and alice's token says alice", true, ""),
+            ("The server keeps a record that this ticket is bob's", false, "No replica keeps anything between the calls; that is the point of the ticket."),
         ],
         multi: false,
         explanation: "No server remembers anything. The binding to bob travels inside the signed ticket; the caller's identity comes from alice's own token, so the principal check fails.",
@@ -51,11 +59,11 @@ pub const QUESTIONS: &[Question] = &[
     },
     Question {
         id: "twice",
-        prompt: "Within the ticket's lifetime, bob fires the same good retry two times at a server that checks signature, principal, expiry and request. Result?",
+        prompt: "Within the ticket's lifetime, bob sends the same good retry two times to a server that checks signature, principal, expiry and request. Result?",
         options: &[
-            ("The second is refused at the signature", false),
-            ("Both are accepted: refusing a repeat takes a server-side memory", true),
-            ("The second is refused as expired", false),
+            ("The second is refused at the signature", false, "The ticket is byte for byte the one the server signed: its signature is as good the second time."),
+            ("The second is refused as expired", false, "Both arrive within the lifetime, so the expiry check passes both."),
+            ("Both are accepted: refusing a repeat takes a server-side memory", true, ""),
         ],
         multi: false,
         explanation: "Using a ticket leaves no mark on it. To refuse a repeat, the server has to note each redeemed ticket until it expires.",
@@ -65,9 +73,9 @@ pub const QUESTIONS: &[Question] = &[
         id: "client",
         prompt: "Which use of requestState is allowed to a client?",
         options: &[
-            ("Peek inside to tell the user what the server is waiting for", false),
-            ("Return it untouched with the retry, and nothing more", true),
-            ("Combine it with the ticket from an earlier round", false),
+            ("Peek inside to tell the user what the server is waiting for", false, "What the server waits for is in inputRequests. The ticket is the server's; its contents may change or be sealed at any time."),
+            ("Return it untouched with the retry, and nothing more", true, ""),
+            ("Combine it with the ticket from an earlier round", false, "Each round's ticket replaces the last; the client sends back only the newest, unchanged."),
         ],
         multi: false,
         explanation: "The client returns it byte for byte and never looks inside: it belongs to the server, readable or not.",
@@ -77,9 +85,9 @@ pub const QUESTIONS: &[Question] = &[
         id: "replica",
         prompt: "Replica B has never seen bob's deploy. What does it need to check the ticket replica A minted?",
         options: &[
-            ("A copy of A's memory", false),
-            ("The key A signed it with", true),
-            ("bob's session id", false),
+            ("A copy of A's memory", false, "A kept nothing: it forgot the deploy the moment it answered."),
+            ("bob's session id", false, "There is no session: each call stands on its own, and bob's token comes with the retry."),
+            ("The key A signed it with", true, ""),
         ],
         multi: false,
         explanation: "Everything else is in the ticket. A replica with another key refuses even an honest ticket, at the signature.",
@@ -89,9 +97,9 @@ pub const QUESTIONS: &[Question] = &[
         id: "noanswer",
         prompt: "A retry carries a valid ticket but not the answer. What does the server do?",
         options: &[
-            ("Refuses it with -32602", false),
-            ("Asks the question again with input_required", true),
-            ("Completes with a default answer", false),
+            ("Refuses it with -32602", false, "Nothing is wrong with the ticket; a missing answer is not an attack."),
+            ("Asks the question again with input_required", true, ""),
+            ("Completes with a default answer", false, "The server needs bob's yes before deploying; it never assumes one."),
         ],
         multi: false,
         explanation: "A missing answer is not an attack: the server asks again. The ticket is not used up, but a single-use server first looks it up, so a spent one is refused rather than traded for a fresh question.",
@@ -101,22 +109,70 @@ pub const QUESTIONS: &[Question] = &[
         id: "signature",
         prompt: "Which of these does the signature check stop? Pick all that apply.",
         options: &[
-            ("A ticket edited from staging to prod", true),
-            ("A ticket forged with a key the attacker made up", true),
-            ("bob's untouched ticket, stolen by alice", false),
-            ("bob's untouched ticket, sent five minutes late", false),
+            ("A ticket edited from staging to prod", true, "An edit changes the bytes the signature covers."),
+            ("bob's untouched ticket, stolen by alice", false, "Stolen is not changed: the signature still matches. The principal check stops her."),
+            ("A ticket forged with a key the attacker made up", true, "The server checks with its own key, which the forger does not have."),
+            ("bob's untouched ticket, sent five minutes late", false, "Late is not changed: the signature still matches. The expiry check stops it."),
         ],
         multi: true,
         explanation: "A signature only proves the ticket is unchanged and was made with the servers' key. Theft and lateness need the principal and expiry checks.",
         link: "w=misuse&move=forge",
     },
     Question {
+        id: "request",
+        prompt: "bob's ticket was minted for deploy to staging. His client retries with the ticket but the arguments say prod. What refuses it?",
+        options: &[
+            ("The signature check", false, "The ticket itself is unchanged, so its signature matches; only the arguments beside it changed."),
+            ("The request check: the ticket carries a digest of the arguments it was minted for", true, ""),
+            ("Nothing: the server deploys to whatever the ticket says", false, "The lab's server refuses before the handler runs. A server without the request check would indeed carry on, which is why the check exists."),
+        ],
+        multi: false,
+        explanation: "A digest is a short fingerprint of the arguments. The server recomputes it for the retry and compares: a ticket minted for one request cannot finish another.",
+        link: "w=misuse&move=prod",
+    },
+    Question {
+        id: "expiry",
+        prompt: "What is a ticket's expiry for?",
+        options: &[
+            ("To free memory on the server", false, "The server holds nothing for the ticket: there is no memory to free."),
+            ("To bound how long a leaked or forgotten ticket is worth anything", true, ""),
+            ("To make the user answer quickly", false, "A person may take their time; a ticket that runs out just means starting over."),
+        ],
+        multi: false,
+        explanation: "A ticket may end up in logs or the wrong hands. With an expiry, it is worthless after a short while, and a single-use memory only has to remember it that long.",
+        link: "w=timeline",
+    },
+    Question {
+        id: "capability",
+        prompt: "A client's request declares no capabilities. The deploy tool wants a confirmation. What may the server do?",
+        options: &[
+            ("Ask anyway: the client will cope", false, "It may only ask for kinds of input the request declares; asking anyway is against the rules."),
+            ("Answer with an error (-32021) saying what it would need", true, ""),
+            ("Remember the call until a capable client turns up", false, "There is no memory between calls, and no way to hand a call to another client."),
+        ],
+        multi: false,
+        explanation: "Capabilities travel in every request's envelope. A server must not ask for a kind of input the request did not declare; the lab's server refuses with -32021 and names what it needs.",
+        link: "w=rules&method=tools/call&caps=",
+    },
+    Question {
+        id: "rawline",
+        prompt: "In Run it raw you read: <-- {\"id\":2,\"result\":{\"resultType\":\"input_required\",…}}. What is it?",
+        options: &[
+            ("The server's answer to request 2: it needs input before it can finish", true, ""),
+            ("A request from the server to the client", false, "<-- means server to client, but it carries a result, so it answers the client's request 2; a request would carry a method."),
+            ("An error: the call failed", false, "An error would carry \"error\". Asking for input is a result."),
+        ],
+        multi: false,
+        explanation: "--> lines go from client to server, <-- lines back. A line with \"result\" answers the request with the same id; resultType says whether the work is done.",
+        link: "w=raw",
+    },
+    Question {
         id: "aead",
         prompt: "When do you need authenticated encryption (AEAD) rather than a signature (HMAC)?",
         options: &[
-            ("Whenever the ticket influences business logic", false),
-            ("When its contents must stay hidden from the client too", true),
-            ("When tickets cross replicas", false),
+            ("Whenever the ticket influences business logic", false, "A signature already stops edits; influence alone does not call for secrecy."),
+            ("When tickets cross replicas", false, "Signed tickets cross replicas fine: each replica holds the key."),
+            ("When its contents must stay hidden from the client too", true, ""),
         ],
         multi: false,
         explanation: "Signed is not secret: base64 is not encryption. Both stop edits; only sealing stops reading.",
@@ -126,10 +182,10 @@ pub const QUESTIONS: &[Question] = &[
         id: "retry",
         prompt: "Which are true of the retry? Pick all that apply.",
         options: &[
-            ("It uses a new JSON-RPC id", true),
-            ("It carries the ticket byte for byte", true),
-            ("It carries the answers under the same keys as the questions", true),
-            ("It can drop _meta, since the server remembers the first request", false),
+            ("It carries the ticket byte for byte", true, "Any change, even a re-encoding, and the server refuses it."),
+            ("It can drop _meta, since the server remembers the first request", false, "The server remembers nothing: the retry carries its full envelope again."),
+            ("It uses a new JSON-RPC id", true, "It is a new request, so it gets an id of its own."),
+            ("It carries the answers under the same keys as the questions", true, "That is how the server matches each answer to its question."),
         ],
         multi: true,
         explanation: "The retry is a new, self-contained request: same method and arguments, full envelope again, a new id, the answers and the ticket.",
@@ -139,9 +195,9 @@ pub const QUESTIONS: &[Question] = &[
         id: "legacy",
         prompt: "A 2025-11-25 client calls deploy over stateless HTTP. What happens?",
         options: &[
-            ("The shim asks through a server-to-client elicitation/create", false),
-            ("It ends with a clear failure: nothing can carry the question", true),
-            ("The server deploys without asking", false),
+            ("The shim asks through a server-to-client elicitation/create", false, "That needs a channel from server to client, which stateless HTTP does not have."),
+            ("The server deploys without asking", false, "The server never deploys without bob's yes."),
+            ("It ends with a clear failure: nothing can carry the question", true, ""),
         ],
         multi: false,
         explanation: "The shim needs a transport that carries server-to-client requests (stdio or sessionful HTTP). Without one, it says so instead of guessing.",
@@ -151,14 +207,32 @@ pub const QUESTIONS: &[Question] = &[
         id: "memory",
         prompt: "Single use is on, but each replica remembers only its own redemptions. bob's repeat lands on the other replica. What happens?",
         options: &[
-            ("It is refused: the ticket is single use", false),
-            ("It is accepted: that replica never saw the first redemption", true),
+            ("It is accepted: that replica never saw the first redemption", true, ""),
+            ("It is refused: the ticket is single use", false, "Single use is a memory, not a mark on the ticket, and this replica's memory is empty."),
         ],
         multi: false,
         explanation: "Single use is only as good as the memory behind it: replicas must share it.",
         link: "w=timeline&single=1&store=replica",
     },
 ];
+
+/// The order the page shows a question's options in: shuffled, the same way on every visit
+/// (seeded by the question's id), so no position gives the answer away and a link or a test
+/// always meets the same page.
+pub fn shown_order(q: &Question) -> Vec<usize> {
+    // FNV-1a of the id, then a xorshift for the Fisher-Yates swaps.
+    let mut x = q.id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    }) | 1;
+    let mut order: Vec<usize> = (0..q.options.len()).collect();
+    for i in (1..order.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        order.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    order
+}
 
 /// Set equality between the selection and the correct options.
 pub fn is_correct(q: &Question, selected: &[usize]) -> bool {
@@ -175,13 +249,59 @@ pub fn is_correct(q: &Question, selected: &[usize]) -> bool {
     s == right
 }
 
+/// What to tell the reader about an answer: how many right options they found, and why each
+/// wrong pick is wrong (and, on a pick-all question, why each missed one is right).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Feedback {
+    pub correct: bool,
+    /// Right options picked, of all right options.
+    pub found: (usize, usize),
+    /// The option's text and why it is wrong.
+    pub wrong: Vec<(&'static str, &'static str)>,
+    /// Right options not picked, and why they are right (pick-all questions).
+    pub missed: Vec<(&'static str, &'static str)>,
+}
+
+pub fn feedback(q: &Question, selected: &[usize]) -> Feedback {
+    let picked = |i: usize| selected.contains(&i);
+    let right = q.options.iter().filter(|o| o.1).count();
+    let found = q
+        .options
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| o.1 && picked(*i))
+        .count();
+    Feedback {
+        correct: is_correct(q, selected),
+        found: (found, right),
+        wrong: q
+            .options
+            .iter()
+            .enumerate()
+            .filter(|(i, o)| !o.1 && picked(*i))
+            .map(|(_, o)| (o.0, o.2))
+            .collect(),
+        missed: if q.multi {
+            q.options
+                .iter()
+                .enumerate()
+                .filter(|(i, o)| o.1 && !picked(*i))
+                .map(|(_, o)| (o.0, o.2))
+                .collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
 /// What the reader has answered, by question id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Progress {
     pub answers: BTreeMap<String, Vec<usize>>,
 }
 
-pub const STORAGE_KEY: &str = "mrtr-lab.quiz.v1";
+/// v2: the questions changed, so answers kept under v1 are not read as answers to them.
+pub const STORAGE_KEY: &str = "mrtr-lab.quiz.v2";
 
 impl Progress {
     pub fn to_json(&self) -> String {
@@ -249,14 +369,64 @@ mod tests {
             let (_, notes) = Link::parse(q.link);
             assert!(notes.is_empty(), "{}: {notes:?}", q.id);
             assert!(!q.explanation.is_empty());
+            // Every wrong option says why it is wrong; on pick-all questions every right
+            // one says why it is right.
+            for (text, right, why) in q.options {
+                if !right || q.multi {
+                    assert!(!why.is_empty(), "{}: {text}", q.id);
+                }
+            }
+            let mut order = shown_order(q);
+            order.sort_unstable();
+            assert_eq!(order, (0..q.options.len()).collect::<Vec<_>>(), "{}", q.id);
         }
         assert!(QUESTIONS.iter().any(|q| q.multi));
     }
 
     #[test]
+    fn no_position_gives_the_answer_away() {
+        // Where the right option sits, as shown, over the single-choice questions.
+        let mut at = [0usize; 4];
+        let single: Vec<&Question> = QUESTIONS.iter().filter(|q| !q.multi).collect();
+        for q in &single {
+            let order = shown_order(q);
+            let pos = order.iter().position(|&i| q.options[i].1).unwrap();
+            at[pos] += 1;
+        }
+        assert!(
+            at.iter().all(|n| *n * 2 <= single.len()),
+            "right answers by position: {at:?}"
+        );
+        assert_eq!(shown_order(&QUESTIONS[0]), shown_order(&QUESTIONS[0]));
+    }
+
+    #[test]
+    fn feedback_explains_wrong_picks_and_counts_the_right_ones() {
+        let q = QUESTIONS.iter().find(|q| q.id == "signature").unwrap();
+        // One right (edit), one wrong (stolen), one right missed (forged).
+        let f = feedback(q, &[0, 1]);
+        assert!(!f.correct);
+        assert_eq!(f.found, (1, 2));
+        assert_eq!(f.wrong.len(), 1);
+        assert!(f.wrong[0].1.contains("principal"));
+        assert_eq!(f.missed.len(), 1);
+        assert!(f.missed[0].0.contains("forged"));
+        let f = feedback(q, &[0, 2]);
+        assert!(f.correct && f.wrong.is_empty() && f.missed.is_empty());
+        let s = QUESTIONS.iter().find(|q| q.id == "stolen").unwrap();
+        let f = feedback(s, &[0]);
+        assert_eq!(f.found, (0, 1));
+        assert!(f.wrong[0].1.contains("separate check"));
+        assert!(
+            f.missed.is_empty(),
+            "single choice: the explanation says the rest"
+        );
+    }
+
+    #[test]
     fn answers_are_checked_as_sets() {
         let q = QUESTIONS.iter().find(|q| q.id == "signature").unwrap();
-        assert!(is_correct(q, &[1, 0]));
+        assert!(is_correct(q, &[2, 0]));
         assert!(!is_correct(q, &[0]));
         assert!(!is_correct(q, &[0, 1, 2]));
     }
@@ -264,7 +434,7 @@ mod tests {
     #[test]
     fn progress_round_trips_and_distrusts_storage() {
         let mut p = Progress::default();
-        p.answers.insert("integrity".into(), vec![1]);
+        p.answers.insert("integrity".into(), vec![0]);
         p.answers.insert("methods".into(), vec![0]);
         assert_eq!(Progress::from_json(&p.to_json()), p);
         assert_eq!(p.score(), (1, 2, QUESTIONS.len()));
