@@ -152,7 +152,7 @@ async fn the_timeline_refuses_the_second_redemption_with_single_use() {
     find(&root, "[data-testid=single-use]").click();
     settle().await;
     assert!(link.get_untracked().knobs.single_use);
-    assert!(text_of(&root, "[data-testid=answer-5]").contains("Not redeemed before"));
+    assert!(text_of(&root, "[data-testid=answer-5]").contains("Single use: not redeemed before"));
 }
 
 #[wasm_bindgen_test]
@@ -161,7 +161,7 @@ async fn the_misuse_widget_plays_a_move_against_replica_b() {
     settle().await;
     find(&root, "[data-testid=move-alice]").click();
     settle().await;
-    assert!(text_of(&root, "[data-testid=misuse-answer]").contains("Bound to this caller"));
+    assert!(text_of(&root, "[data-testid=misuse-answer]").contains("Principal is this caller"));
     assert_eq!(link.get_untracked().mv.map(|m| m.id()), Some("alice"));
 }
 

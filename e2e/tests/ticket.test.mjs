@@ -130,7 +130,7 @@ test('misuse: predict, then reveal, all by keyboard', async () => {
   await page.getByTestId('reveal').focus();
   await page.keyboard.press('Enter');
   assert.match(await page.getByTestId('prediction-feedback').textContent(), /You called it/);
-  assert.match(await page.getByTestId('misuse-answer').textContent(), /Bound to this caller/);
+  assert.match(await page.getByTestId('misuse-answer').textContent(), /Principal is this caller/);
   assert.deepEqual(problems, []);
   await context.close();
 });

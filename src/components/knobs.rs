@@ -70,7 +70,7 @@ pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
                 <button type="button" on:click=move |_| set(link, widget, |l| {
                     l.knobs.policy_b.expiry = false;
                     l.knobs.policy_b.principal = false;
-                })>"Act like a naive server: signs an expiry it never checks, binds no principal"</button>
+                })>"Act like a naive server: signs the caller and an expiry, checks neither"</button>
                 <button type="button" on:click=move |_| set(link, widget, |l| {
                     let seed = l.knobs.seed;
                     l.knobs = mrtr_world::Knobs { seed, ..Default::default() };

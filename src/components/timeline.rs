@@ -1,6 +1,6 @@
 use leptos::prelude::*;
 use mrtr_core::checks::{Check, Status};
-use mrtr_world::checks::{shown, CheckWords, StatusWords};
+use mrtr_world::checks::{reason, shown, CheckWords, StatusWords};
 use mrtr_world::timeline::{timeline, Row};
 
 use super::knobs::ClockKnobs;
@@ -16,7 +16,7 @@ fn x_of(t: u64, max: u64) -> u64 {
 
 fn cell(row: &Row, check: Check) -> (&'static str, &'static str, String) {
     match row.verdict.status(check) {
-        Some(s @ Status::Failed(r)) => (s.symbol(), s.word(), r.to_string()),
+        Some(s @ Status::Failed(r)) => (s.symbol(), s.word(), reason(r)),
         Some(s) => (s.symbol(), s.word(), String::new()),
         None => ("", "", String::new()),
     }

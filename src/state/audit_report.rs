@@ -114,7 +114,7 @@ pub fn parse(text: &str) -> Result<ReportView, String> {
 }
 
 /// The report of a weak server, made by running the audit against the lab's server with the
-/// naive preset (it signs an expiry it never checks and binds no principal).
+/// naive preset (it signs the caller and an expiry into the ticket, but checks neither).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn sample() -> String {
     use mrtr_core::checks::CheckPolicy;

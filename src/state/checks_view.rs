@@ -2,7 +2,7 @@
 
 use mrtr_core::checks::{Check, Status};
 use mrtr_core::Verdict;
-use mrtr_world::checks::{CheckWords, StatusWords};
+use mrtr_world::checks::{reason, CheckWords, StatusWords};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckRow {
@@ -25,7 +25,7 @@ pub fn check_rows(verdict: &Verdict) -> Vec<CheckRow> {
             symbol: o.status.symbol(),
             word: o.status.word(),
             reason: match &o.status {
-                Status::Failed(r) => Some(r.to_string()),
+                Status::Failed(r) => Some(reason(r)),
                 Status::Unanswered { keys } => Some(format!(
                     "no answer for {}; not a refusal: the server asks again",
                     keys.join(", ")

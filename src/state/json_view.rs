@@ -31,7 +31,7 @@ pub fn explain(key: &str) -> Option<(&'static str, &'static str)> {
         "requestState" => "The ticket: the server's half-done work, signed. The client sends it back byte for byte and never reads or changes it.",
         "inputResponses" => "The answers, under the same keys as the questions.",
         "content" => "What the tool returns.",
-        "error" => "A refusal. A bad ticket always gets the same -32602, whatever the real reason.",
+        "error" => "A refusal. The lab's server answers every bad ticket with the same -32602, whatever the reason, as both SDKs do: the spec asks only that it refuse, and one answer for all tells a prober nothing.",
         _ => return None,
     };
     // The static key is what the page uses as an anchor.
@@ -54,6 +54,16 @@ pub fn explain(key: &str) -> Option<(&'static str, &'static str)> {
         _ => "error",
     };
     Some((id, text))
+}
+
+/// The explanation of the key `key` at `path` (dotted, from the message's top): a key
+/// explained only where it means what its note says (`name` is the tool's name in `params`,
+/// not `clientInfo.name`).
+pub fn explain_at(path: &str, key: &str) -> Option<(&'static str, &'static str)> {
+    match key {
+        "name" if path != "params.name" => None,
+        _ => explain(key),
+    }
 }
 
 /// Tokens of `value`, indented by two spaces. `changes` marks keys (top level, and one level
@@ -97,7 +107,7 @@ fn write(v: &Value, depth: usize, path: &str, changes: &[FieldChange], out: &mut
                     .map(|c| c.change);
                 out.push(Token {
                     text: serde_json::to_string(k).unwrap_or_default(),
-                    field: explain(k).map(|(id, _)| id),
+                    field: explain_at(&child_path, k).map(|(id, _)| id),
                     change,
                 });
                 plain(out, ": ");
@@ -129,6 +139,18 @@ mod tests {
     use super::*;
     use mrtr_world::diff::retry_changes;
     use serde_json::json;
+
+    #[test]
+    fn only_the_tools_name_is_explained_as_the_tool_to_call() {
+        let v = json!({"params": {"name": "deploy", "_meta": {"io.modelcontextprotocol/clientInfo": {"name": "lab-client"}}}});
+        let named: Vec<String> = tokens(&v, &[])
+            .into_iter()
+            .filter(|t| t.field == Some("name"))
+            .map(|t| t.text)
+            .collect();
+        assert_eq!(named, ["\"name\""]);
+        assert_eq!(explain_at("params._meta.x.name", "name"), None);
+    }
 
     #[test]
     fn text_equals_the_pretty_form() {

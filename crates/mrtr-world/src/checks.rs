@@ -4,7 +4,7 @@
 //! matches"), what it stops, and how an outcome is drawn (✓ ✗ – ? ○ and the same in words)
 //! belong to the lesson, so they live here.
 
-use mrtr_core::checks::{Check, Status};
+use mrtr_core::checks::{Check, Refusal, Status};
 use mrtr_core::Verdict;
 
 /// The checks a reader can switch off on replica B; single use has a setting of its own.
@@ -22,7 +22,8 @@ pub fn shown(single_use: bool) -> impl Iterator<Item = Check> {
 
 /// How the lesson asks and explains a check.
 pub trait CheckWords {
-    /// What the check asks, in a few words.
+    /// What the check asks, in a few words, starting with its name (`short`): one name per
+    /// check everywhere.
     fn question(self) -> &'static str;
     /// The misuse it stops.
     fn stops(self) -> &'static str;
@@ -34,11 +35,11 @@ impl CheckWords for Check {
     fn question(self) -> &'static str {
         match self {
             Check::Signature => "Signature matches",
-            Check::Principal => "Bound to this caller",
-            Check::Expiry => "Not expired",
-            Check::Request => "Same method and arguments",
+            Check::Principal => "Principal is this caller",
+            Check::Expiry => "Expiry not passed",
+            Check::Request => "Request is the same method and arguments",
             Check::Answer => "Answer included",
-            Check::SingleUse => "Not redeemed before",
+            Check::SingleUse => "Single use: not redeemed before",
         }
     }
 
@@ -62,6 +63,27 @@ impl CheckWords for Check {
             Check::Answer => "Answer",
             Check::SingleUse => "Single use",
         }
+    }
+}
+
+/// Why a check failed, in the lesson's words: times on the world's clock (t, in seconds from
+/// the first call), like everything else the page shows, not the absolute seconds the ticket
+/// carries.
+pub fn reason(r: &Refusal) -> String {
+    let t = |s: u64| i128::from(s) - i128::from(crate::world::EPOCH_S);
+    match r {
+        Refusal::Expired { exp, now } => format!(
+            "ticket expired at t = {} s; it is now t = {} s ({} s late)",
+            t(*exp),
+            t(*now),
+            i128::from(*now) - i128::from(*exp)
+        ),
+        Refusal::IssuedInFuture { iat, now } => format!(
+            "ticket claims to be issued at t = {} s, after now (t = {} s)",
+            t(*iat),
+            t(*now)
+        ),
+        other => other.to_string(),
     }
 }
 
@@ -106,6 +128,31 @@ pub fn symbols(v: &Verdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_are_told_on_the_worlds_clock() {
+        let e = crate::world::EPOCH_S;
+        assert_eq!(
+            reason(&Refusal::Expired {
+                exp: e + 120,
+                now: e + 130
+            }),
+            "ticket expired at t = 120 s; it is now t = 130 s (10 s late)"
+        );
+        // A ticket edited to a time before the epoch still reads, never panics.
+        assert!(reason(&Refusal::Expired { exp: 5, now: e }).contains("t = -1799999995 s"));
+    }
+
+    #[test]
+    fn every_question_starts_with_the_checks_one_name() {
+        for c in Check::ALL {
+            assert!(
+                c.question().starts_with(c.short()),
+                "{c:?}: {}",
+                c.question()
+            );
+        }
+    }
 
     #[test]
     fn the_lesson_shows_the_checks_in_the_order_the_core_runs_them() {

@@ -224,10 +224,11 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         (Some(v), Some(e)) => (
             format!("6. B refuses at the {} check", v.first_failure().map(|(c, _)| c.id()).unwrap_or("first")),
             format!(
-                "B checks the ticket: {}. The client only sees the uniform error {} \"{}\"; the reason stays in B's log.",
+                "B checks the ticket: {}. The client only sees the uniform error {} \"{}\"; the reason stays in B's log. {}",
                 check_sentence(v),
                 e.code,
-                e.message
+                e.message,
+                crate::setup::AFTER_A_REFUSAL
             ),
         ),
         (None, _) => ("6. B answers".to_owned(), "B answered without checking a ticket.".to_owned()),

@@ -178,6 +178,10 @@ pub fn judge(
 }
 
 /// What the server's answer means, in plain words.
+/// What a client does after its retry is refused: the ticket is spent or spoiled, so it
+/// starts the request over.
+pub const AFTER_A_REFUSAL: &str = "What a client does next: start over with the same call and no ticket, which brings a fresh question and a fresh ticket. The error is the same whatever failed, so whoever sent a forged or stolen ticket learns nothing from it.";
+
 pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value) -> String {
     match outcome {
         Outcome::Completed(text) => format!("Accepted: {text}."),
@@ -186,9 +190,10 @@ pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value) -> S
                 .into()
         }
         Outcome::Refused { .. } => match verdict.first_failure() {
-            Some((check, reason)) => format!(
-                "Refused: \u{201c}{}\u{201d} failed ({reason}).",
-                check.question()
+            Some((check, why)) => format!(
+                "Refused: \u{201c}{}\u{201d} failed ({}).",
+                check.question(),
+                crate::checks::reason(why)
             ),
             None => match response.pointer("/error/message").and_then(Value::as_str) {
                 Some(m) => format!("Refused: {m}."),

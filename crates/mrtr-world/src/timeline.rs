@@ -110,36 +110,37 @@ pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
                 let (edited, _) = tamper(&m.ticket);
                 (
                     bob(),
-                    3,
+                    4,
                     with_ticket(&m.retry, &edited),
                     "deploy + ticket edited to prod".into(),
                 )
             }
             RowKind::Stolen => (
                 alice(),
-                9,
+                5,
                 m.retry.clone(),
                 "deploy {env: staging} + bob's ticket".into(),
             ),
             RowKind::Late => (
                 bob(),
-                3,
+                6,
                 m.retry.clone(),
                 "the honest retry, unchanged".into(),
             ),
             RowKind::OtherRequest => (
                 bob(),
-                4,
+                7,
                 with_env(&m.retry, "prod"),
                 "deploy {env: prod} + staging ticket".into(),
             ),
             RowKind::SentTwice => (
                 bob(),
-                5,
+                8,
                 m.retry.clone(),
                 "the honest retry, a second time".into(),
             ),
         };
+        // Each retry is a request of its own, with an id of its own.
         let msg = with_id(&msg, id);
         let j = judge(&mut w, kind.replica(), &who, at_s, &msg);
         rows.push(Row {
@@ -187,7 +188,7 @@ mod tests {
         let t = timeline(Knobs::default(), default_times()).unwrap();
         assert_eq!(t.rows[0].answer, "Accepted: deployed to staging.");
         assert_eq!(t.rows[2].bearer, "alice-token");
-        assert!(t.rows[3].answer.contains("Not expired"));
+        assert!(t.rows[3].answer.contains("Expiry not passed"));
         assert!(t.rows[1]
             .detail
             .as_deref()
@@ -229,8 +230,17 @@ mod tests {
     }
 
     #[test]
+    fn every_row_sends_a_request_with_an_id_of_its_own() {
+        let t = timeline(Knobs::default(), default_times()).unwrap();
+        let mut ids: Vec<i64> = t.rows.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), t.rows.len());
+    }
+
+    #[test]
     fn the_raw_lab_server_accepts_what_it_should_not() {
-        // Signs an expiry but never checks it, and binds no principal.
+        // Signs the caller and an expiry into the ticket, but checks neither.
         let mut knobs = Knobs::default();
         knobs.policy_b.expiry = false;
         knobs.policy_b.principal = false;
