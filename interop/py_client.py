@@ -25,7 +25,7 @@ async def main() -> int:
         res = await client.call_tool("deploy", {"env": "staging"})
         text = res.content[0].text if res.content else ""
         print(json.dumps({"mode": mode, "version": str(version), "asked": asked, "text": text}))
-        return 0 if text == "deployed to staging" and asked == 1 else 1
+        return 0 if str(text).startswith("deployed to staging") and asked == 1 else 1
 
 
 sys.exit(asyncio.run(main()))

@@ -57,11 +57,11 @@ row "conformance client sep-2322-client-request-state (mrtr-client)" "0 failed, 
 
 # SDK clients -> our stdio server.
 for mode in auto pin legacy; do
-  row "TS SDK client ($mode) -> mrtr-server --stdio" '"text":"deployed to staging"' \
+  row "TS SDK client ($mode) -> mrtr-server --stdio" '"text":"deployed to staging' \
     env MODE=$mode node "$PEERS/ts/ts_client.mjs" "$BIN/mrtr-server" --stdio --key-hex "$KEY"
 done
 for mode in auto legacy; do
-  row "Python SDK client ($mode) -> mrtr-server --stdio" '"text": "deployed to staging"' \
+  row "Python SDK client ($mode) -> mrtr-server --stdio" '"text": "deployed to staging' \
     "$PY" interop/py_client.py "$mode" "$BIN/mrtr-server" --stdio --key-hex "$KEY"
 done
 

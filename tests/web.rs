@@ -94,7 +94,8 @@ async fn round_trip_ends_with_bs_verdict_from_the_core() {
         text_of(&root, "[data-testid=verdict]"),
         "Replica B: Accepted"
     );
-    assert!(text_of(&root, "[data-testid=transcript]").contains("deployed to staging"));
+    assert!(text_of(&root, "[data-testid=transcript]")
+        .contains("deployed to staging, release 2026.11.30-2"));
     assert_eq!(link.get_untracked().step, 5, "the link follows the player");
     // The other ending, from the link: B refuses at the signature.
     link.update(|l| l.ending = mrtr_world::Ending::Tampered);
@@ -171,7 +172,7 @@ async fn run_it_raw_shows_both_eras() {
     settle().await;
     let lanes = text_of(&root, "[data-testid=lanes]");
     assert!(lanes.contains("server/discover") && lanes.contains("initialize"));
-    assert!(lanes.contains("deployed to prod"));
+    assert!(lanes.contains("deployed to prod, release 2026.11.30-2"));
 }
 
 #[wasm_bindgen_test]

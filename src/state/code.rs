@@ -280,18 +280,15 @@ fn specs(lang: Lang, phase: Phase) -> Vec<MarkSpec> {
             spec(0, "pub fn deploy(", "let Some(env) = inv.arguments", Runs, "The engine calls the handler with the call's arguments."),
             spec(0, "if let Some(state) = inv.state", "if let Some(state) = inv.state", Runs, "No ticket came with the first call, so there is no state: on to asking."),
         ],
-        (Lang::Rust, Phase::Asked) => vec![spec(
-            0,
-            "Outcome::ask(",
-            "Some(json!({\"env\": env}))",
-            Runs,
-            "It asks for confirm and hands { env } to the engine, which seals it into the ticket with the caller, a digest of the request and an expiry.",
-        )],
+        (Lang::Rust, Phase::Asked) => vec![
+            spec(0, "let mut release = LATEST_RELEASE;", "let mut release = LATEST_RELEASE;", Runs, "It works out which release to deploy: the newest build. The retry will not send this; only the ticket will carry it."),
+            spec(0, "Outcome::ask(", "Some(json!({\"env\": env, \"release\": release}))", Runs, "It asks for confirm and hands { env, release } to the engine, which seals it into the ticket with the caller, a digest of the request and an expiry."),
+        ],
         (Lang::Rust, Phase::Retry | Phase::Refused) => {
             let mut v = check_specs(phase == Phase::Refused);
             if phase == Phase::Retry {
-                v.push(spec(0, "if let Some(state) = inv.state", "let env = state.get(", Runs, "Every check passed: the handler gets the state, and env comes from the ticket, not the arguments."));
-                v.push(spec(0, "Outcome::text(format!(\"deployed to {env}\"))", "Outcome::text(format!(\"deployed to {env}\"))", Runs, "bob said yes: it deploys."));
+                v.push(spec(0, "if let Some(state) = inv.state", ".unwrap_or(release);", Runs, "Every check passed: the handler gets the state. env and the release bob confirmed come from the ticket, not the arguments."));
+                v.push(spec(0, "Outcome::text(format!(\"deployed to {env}, release {release}\"))", "Outcome::text(format!(\"deployed to {env}, release {release}\"))", Runs, "bob said yes: it deploys that release."));
             }
             v
         }

@@ -105,18 +105,32 @@ fn confirm_schema() -> Value {
     })
 }
 
-/// The lesson's tool. First call: ask `confirm`, sealing `{env}` into the ticket. Retry with
-/// a verified ticket and an answer: deploy to the environment read back out of the ticket.
+/// The build the deploy tool resolves on a first call: the newest release, as a real tool
+/// would look it up. Fixed here, so every run and test sees the same.
+pub const LATEST_RELEASE: &str = "2026.11.30-2";
+
+/// The lesson's tool. First call: work out which release to deploy, then ask `confirm`,
+/// sealing `{env, release}` into the ticket. Retry with a verified ticket and an answer:
+/// deploy the release the user confirmed, to the environment, both read back out of the
+/// ticket (the retry's arguments say only where).
 pub fn deploy(inv: &Invocation<'_>) -> Outcome {
     let Some(env) = inv.arguments.get("env").and_then(Value::as_str) else {
         return Outcome::Error(RpcError::invalid_params(
             "deploy needs a string argument \"env\"",
         ));
     };
+    let mut release = LATEST_RELEASE;
+    let mut env = env;
     if let Some(state) = inv.state {
         // The work comes from the ticket, not the arguments: that is what lets any replica
-        // finish, and why the ticket must be protected.
-        let env = state.get("env").and_then(Value::as_str).unwrap_or(env);
+        // finish, and why the ticket must be protected. The release is work the first call
+        // did that the retry does not repeat: a newer build may exist by now, but the user
+        // confirmed this one.
+        env = state.get("env").and_then(Value::as_str).unwrap_or(env);
+        release = state
+            .get("release")
+            .and_then(Value::as_str)
+            .unwrap_or(release);
         // Without a valid answer, fall through and ask again.
         if let Some(InputResponse::Elicit { content, .. }) = inv.responses.get("confirm") {
             let yes = inv.accepted("confirm").is_some()
@@ -126,7 +140,7 @@ pub fn deploy(inv: &Invocation<'_>) -> Outcome {
                     .and_then(Value::as_bool)
                     == Some(true);
             return if yes {
-                Outcome::text(format!("deployed to {env}"))
+                Outcome::text(format!("deployed to {env}, release {release}"))
             } else {
                 Outcome::text(format!(
                     "not deployed: the user did not confirm the deploy to {env}"
@@ -136,8 +150,11 @@ pub fn deploy(inv: &Invocation<'_>) -> Outcome {
     }
     Outcome::ask(
         "confirm",
-        InputRequest::elicit(format!("Deploy to {env}?"), confirm_schema()),
-        Some(json!({"env": env})),
+        InputRequest::elicit(
+            format!("Deploy release {release} to {env}?"),
+            confirm_schema(),
+        ),
+        Some(json!({"env": env, "release": release})),
     )
 }
 

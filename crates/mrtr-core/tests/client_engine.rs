@@ -32,7 +32,10 @@ fn run(name: &str) -> (Vec<Value>, Result<Value, CallError>) {
 #[test]
 fn the_retry_has_a_new_id_the_answer_and_the_ticket_byte_for_byte() {
     let (log, result) = run("deploy");
-    assert_eq!(result.unwrap()["content"][0]["text"], "deployed to staging");
+    assert_eq!(
+        result.unwrap()["content"][0]["text"],
+        "deployed to staging, release 2026.11.30-2"
+    );
     let (call, ir, retry) = (&log[0], &log[1], &log[2]);
     assert_ne!(call["id"], retry["id"]);
     assert_eq!(

@@ -55,7 +55,10 @@ fn the_shim_asks_with_a_real_server_to_client_request() {
     assert_eq!(out.len(), 1);
     let ask = &out[0];
     assert_eq!(ask["method"], "elicitation/create");
-    assert_eq!(ask["params"]["message"], "Deploy to staging?");
+    assert_eq!(
+        ask["params"]["message"],
+        "Deploy release 2026.11.30-2 to staging?"
+    );
     assert!(ask["id"].is_string());
     assert_eq!(conn.waiting(), 1);
     let out = deliver(
@@ -66,7 +69,7 @@ fn the_shim_asks_with_a_real_server_to_client_request() {
     assert_eq!(out[0]["id"], 1);
     assert_eq!(
         out[0]["result"]["content"][0]["text"],
-        "deployed to staging"
+        "deployed to staging, release 2026.11.30-2"
     );
     assert!(out[0]["result"].get("resultType").is_none());
     assert_eq!(conn.waiting(), 0);
@@ -131,7 +134,7 @@ fn a_person_may_take_longer_than_the_ticket_ttl_to_answer() {
         json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"confirm": true}}}),
     );
     assert_eq!(
-        out[0]["result"]["content"][0]["text"], "deployed to staging",
+        out[0]["result"]["content"][0]["text"], "deployed to staging, release 2026.11.30-2",
         "{out:?}"
     );
 }

@@ -156,7 +156,7 @@ fn the_lessons_table() {
         if row.expect == "✓✓✓✓✓" {
             assert_eq!(
                 reply.result().unwrap()["content"][0]["text"],
-                "deployed to staging",
+                "deployed to staging, release 2026.11.30-2",
                 "{}",
                 row.name
             );
@@ -206,7 +206,7 @@ fn with_the_signature_check_off_the_edit_deploys_to_prod() {
     assert_eq!(symbols(r.verdict().unwrap()), "○✓✓✓✓");
     assert_eq!(
         r.result().unwrap()["content"][0]["text"],
-        "deployed to prod"
+        "deployed to prod, release 2026.11.30-2"
     );
 }
 
@@ -228,7 +228,7 @@ fn a_retry_without_the_answer_is_asked_again() {
     let r = send(&mut s, "bob", 9, call(4, "staging", Some(&ticket), true));
     assert_eq!(
         r.result().unwrap()["content"][0]["text"],
-        "deployed to staging"
+        "deployed to staging, release 2026.11.30-2"
     );
 }
 

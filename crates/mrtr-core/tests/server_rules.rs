@@ -530,7 +530,7 @@ fn replicas_sharing_a_key_finish_each_others_work() {
     let mut b = lab();
     let t = deploy_ticket(&mut a, "bob");
     let r = send_as(&mut b, Principal::user("bob"), 8, &deploy_retry(&t));
-    assert_eq!(text(&r), "deployed to staging");
+    assert_eq!(text(&r), "deployed to staging, release 2026.11.30-2");
 }
 
 #[test]
@@ -551,7 +551,7 @@ fn sealed_tickets_work_the_same_and_hide_the_state() {
     assert!(t.starts_with("v1e."));
     assert!(mrtr_core::ticket::payload_text(&t).is_err());
     let r = send_as(&mut s, Principal::user("bob"), 8, &deploy_retry(&t));
-    assert_eq!(text(&r), "deployed to staging");
+    assert_eq!(text(&r), "deployed to staging, release 2026.11.30-2");
     assert_eq!(symbols(r.verdict().unwrap()), "✓✓✓✓✓");
     let r = send_as(&mut s, Principal::user("alice"), 9, &deploy_retry(&t));
     assert_eq!(symbols(r.verdict().unwrap()), "✓✗–––");
@@ -563,7 +563,7 @@ fn rotation_keeps_outstanding_tickets_valid() {
     let t = deploy_ticket(&mut s, "bob");
     s.codec.keyring.rotate(Key::new("k2", &[5u8; 32]).unwrap());
     let r = send_as(&mut s, Principal::user("bob"), 8, &deploy_retry(&t));
-    assert_eq!(text(&r), "deployed to staging");
+    assert_eq!(text(&r), "deployed to staging, release 2026.11.30-2");
     let t2 = deploy_ticket(&mut s, "bob");
     assert_eq!(s.codec.open(&t2).unwrap().kid, "k2");
     let _ = Keyring::new(Key::new("k1", SECRET).unwrap());
@@ -580,7 +580,7 @@ fn expiry_is_exclusive_at_exp() {
             119,
             &deploy_retry(&t)
         )),
-        "deployed to staging"
+        "deployed to staging, release 2026.11.30-2"
     );
     let r = send_as(&mut s, Principal::user("bob"), 120, &deploy_retry(&t));
     assert_eq!(symbols(r.verdict().unwrap()), "✓✓✗––");
@@ -597,7 +597,7 @@ fn anonymous_is_a_principal_of_its_own() {
     let r = send_as(&mut s, Principal::user("anonymous"), 1, &deploy_retry(&t));
     assert_eq!(symbols(r.verdict().unwrap()), "✓✗–––");
     let r = send_as(&mut s, Principal::Anonymous, 1, &deploy_retry(&t));
-    assert_eq!(text(&r), "deployed to staging");
+    assert_eq!(text(&r), "deployed to staging, release 2026.11.30-2");
 }
 
 #[test]

@@ -45,7 +45,7 @@ fn a_spent_ticket_cannot_be_laundered_through_a_retry_without_the_answer() {
     let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
     assert_eq!(
         text(&bob(&mut s, 5, &deploy(2, Some(&t1), true))),
-        "deployed to staging"
+        "deployed to staging, release 2026.11.30-2"
     );
     // The same retry again: refused.
     let again = bob(&mut s, 6, &deploy(3, Some(&t1), true));
@@ -148,7 +148,7 @@ fn a_naive_server_launders_a_spent_ticket() {
     let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
     assert_eq!(
         text(&bob(&mut s, 5, &deploy(2, Some(&t1), true))),
-        "deployed to staging"
+        "deployed to staging, release 2026.11.30-2"
     );
     let fresh = bob(&mut s, 6, &deploy(3, Some(&t1), false));
     let t2 = ticket_of(&fresh);
@@ -158,7 +158,7 @@ fn a_naive_server_launders_a_spent_ticket() {
     );
     assert_eq!(
         text(&bob(&mut s, 7, &deploy(4, Some(&t2), true))),
-        "deployed to staging"
+        "deployed to staging, release 2026.11.30-2"
     );
 }
 

@@ -210,7 +210,7 @@ mod tests {
         assert_eq!(lines[4]["method"], "elicitation/create");
         assert_eq!(
             lines[5]["result"]["content"][0]["text"],
-            "deployed to staging"
+            "deployed to staging, release 2026.11.30-2"
         );
     }
 }

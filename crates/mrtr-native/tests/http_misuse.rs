@@ -96,7 +96,7 @@ fn every_misuse_is_refused_and_the_server_keeps_serving() {
     let (status, ok) = s.post(Some("bob"), &deploy(5, "staging", Some(&t)));
     assert_eq!(
         (status, ok["result"]["content"][0]["text"].clone()),
-        (200, json!("deployed to staging"))
+        (200, json!("deployed to staging, release 2026.11.30-2"))
     );
     assert_refused(
         "second redemption",
@@ -233,7 +233,10 @@ fn single_use_holds_against_laundering_and_racing_retries() {
     // Laundering: spend the ticket, then send it without the answer to collect a fresh one.
     let t = ticket(&s, "bob", "staging");
     let (_, ok) = s.post(Some("bob"), &deploy(2, "staging", Some(&t)));
-    assert_eq!(ok["result"]["content"][0]["text"], "deployed to staging");
+    assert_eq!(
+        ok["result"]["content"][0]["text"],
+        "deployed to staging, release 2026.11.30-2"
+    );
     let mut stripped = deploy(3, "staging", Some(&t));
     stripped["params"]
         .as_object_mut()
@@ -251,7 +254,7 @@ fn single_use_holds_against_laundering_and_racing_retries() {
                 std::thread::spawn(move || {
                     barrier.wait();
                     let (_, r) = s.post(Some("bob"), &deploy(100 + i, "staging", Some(&t)));
-                    r["result"]["content"][0]["text"] == "deployed to staging"
+                    r["result"]["content"][0]["text"] == "deployed to staging, release 2026.11.30-2"
                 })
             })
             .collect();

@@ -76,7 +76,7 @@ pub fn explain_claim(key: &str) -> &'static str {
         "target" => "The tool (or prompt, or resource) it belongs to.",
         "args" => "A digest of the arguments: SHA-256 of their canonical JSON, first 16 bytes. Any change of value changes it.",
         "awaits" => "The questions it waits for: the retry must answer each one.",
-        "state" => "The handler's own half-done work: here, where to deploy.",
+        "state" => "The handler's own half-done work: where to deploy, and the release it looked up on the first call, which the retry does not send again.",
         _ => "Not a field this server writes.",
     }
 }

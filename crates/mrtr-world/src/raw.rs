@@ -314,7 +314,7 @@ mod tests {
         );
         assert_eq!(
             l.lines[5].json["result"]["content"][0]["text"],
-            "deployed to prod"
+            "deployed to prod, release 2026.11.30-2"
         );
         assert_eq!(
             l.lines[7].json["error"]["data"]["supported"],
@@ -349,7 +349,7 @@ mod tests {
         );
         assert_eq!(
             open.lines[5].json["result"]["content"][0]["text"],
-            "deployed to prod"
+            "deployed to prod, release 2026.11.30-2"
         );
     }
 
@@ -370,7 +370,7 @@ mod tests {
         );
         assert_eq!(
             l.lines[6].json["result"]["content"][0]["text"],
-            "deployed to prod"
+            "deployed to prod, release 2026.11.30-2"
         );
         assert_eq!(l.lines[4].phase, Phase::Ask);
         assert_eq!(l.lines[6].phase, Phase::Finish);

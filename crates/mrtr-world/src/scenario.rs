@@ -70,8 +70,9 @@ fn check_sentence(verdict: &mrtr_core::Verdict) -> String {
     match verdict.first_failure() {
         None => "every check passed".to_owned(),
         Some((check, reason)) => format!(
-            "the {} check failed ({reason})",
-            check.question().to_ascii_lowercase()
+            "the {} check failed ({})",
+            check.short().to_ascii_lowercase(),
+            crate::checks::reason(reason)
         ),
     }
 }
@@ -138,7 +139,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     }
     w.step(
         "2. A asks, seals its work in a ticket, and forgets",
-        "A wants a yes before deploying. It cannot pause to ask, so it answers input_required now: its question sits under inputRequests, and its progress so far (deploy, staging, for bob) is signed into the requestState ticket. A retains nothing afterwards.",
+        "A wants a yes before deploying. It cannot pause to ask, so it answers input_required now: its question sits under inputRequests, and its progress so far is signed into the requestState ticket: deploy to staging, for bob, and the release it looked up (the newest build), which the retry will not send again. A retains nothing afterwards.",
         Actor::ReplicaA,
     );
 
@@ -245,10 +246,42 @@ mod tests {
     use mrtr_core::ticket::Seal;
 
     #[test]
+    fn the_ticket_carries_work_the_retry_does_not_send() {
+        let t = round_trip(Knobs::default(), Ending::Honest);
+        let release = mrtr_core::fixtures::LATEST_RELEASE;
+        // A looked the release up; the ticket B checks carries it...
+        let claims = t.verdict().unwrap().claims.as_ref().unwrap();
+        assert_eq!(claims.state["release"], release);
+        // ...while the retry's arguments say only where to deploy...
+        let retries: Vec<Value> = t
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Sent { json, .. } if json.pointer("/params/requestState").is_some() => {
+                    Some(json.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        assert!(!retries.is_empty());
+        for r in retries {
+            assert_eq!(r["params"]["arguments"], json!({"env": "staging"}));
+        }
+        // ...and B deploys the release bob confirmed.
+        assert_eq!(
+            t.outcome(),
+            Some(Ok(format!("deployed to staging, release {release}").as_str()))
+        );
+    }
+
+    #[test]
     fn the_honest_round_trip_has_six_steps_and_deploys() {
         let t = round_trip(Knobs::default(), Ending::Honest);
         assert_eq!(t.steps.len(), 6);
-        assert_eq!(t.outcome(), Some(Ok("deployed to staging")));
+        assert_eq!(
+            t.outcome(),
+            Some(Ok("deployed to staging, release 2026.11.30-2"))
+        );
         assert_eq!(symbols(t.verdict().unwrap()), "✓✓✓✓✓");
         // B checks in the last step; before it, there is no verdict to show.
         assert_eq!(t.verdict_by(5), t.verdict());
@@ -332,7 +365,10 @@ mod tests {
         let mut knobs = Knobs::default();
         knobs.policy_b.signature = false;
         let t = round_trip(knobs, Ending::Tampered);
-        assert_eq!(t.outcome(), Some(Ok("deployed to prod")));
+        assert_eq!(
+            t.outcome(),
+            Some(Ok("deployed to prod, release 2026.11.30-2"))
+        );
     }
 
     #[test]

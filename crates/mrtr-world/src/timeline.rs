@@ -186,7 +186,10 @@ mod tests {
             ["✓✓✓✓✓", "✗––––", "✓✗–––", "✓✓✗––", "✓✓✓✗–", "✓✓✓✓✓"]
         );
         let t = timeline(Knobs::default(), default_times()).unwrap();
-        assert_eq!(t.rows[0].answer, "Accepted: deployed to staging.");
+        assert_eq!(
+            t.rows[0].answer,
+            "Accepted: deployed to staging, release 2026.11.30-2."
+        );
         assert_eq!(t.rows[2].bearer, "alice-token");
         assert!(t.rows[3].answer.contains("Expiry not passed"));
         assert!(t.rows[1]
@@ -245,8 +248,14 @@ mod tests {
         knobs.policy_b.expiry = false;
         knobs.policy_b.principal = false;
         let t = timeline(knobs, default_times()).unwrap();
-        assert_eq!(t.rows[2].answer, "Accepted: deployed to staging.");
-        assert_eq!(t.rows[3].answer, "Accepted: deployed to staging.");
+        assert_eq!(
+            t.rows[2].answer,
+            "Accepted: deployed to staging, release 2026.11.30-2."
+        );
+        assert_eq!(
+            t.rows[3].answer,
+            "Accepted: deployed to staging, release 2026.11.30-2."
+        );
         assert_eq!(crate::checks::symbols(&t.rows[1].verdict), "✗○○––");
     }
 }
