@@ -42,6 +42,37 @@ test('inspector: any edit of the ticket is refused at the signature, and time ma
   await context.close();
 });
 
+test('inspector: editing a decoded field re-encodes the payload, marks what changed, and the signatures differ', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=ticket' });
+  await waitForApp(page);
+  assert.match(await page.getByTestId('signature-check').textContent(), /They match/);
+  assert.equal(await page.locator('#ticket .tseg.changed').count(), 0);
+  const env = page.locator('[data-claim=env]');
+  assert.equal(await env.inputValue(), 'staging');
+  await env.fill('prod');
+  await env.press('Enter');
+  await env.blur();
+  await page.waitForFunction(() => /Refused/.test(document.querySelector('[data-testid=ticket-verdict]').textContent));
+  assert.match(await verdictOf(page), /signature check/);
+  assert.match(await page.getByTestId('signature-check').textContent(), /They differ/);
+  // The changed characters are marked, all of them in the payload; the signature is A's.
+  const changed = await page.locator('#ticket .tseg.changed').evaluateAll((els) => els.map((e) => e.classList.contains('payload')));
+  assert.ok(changed.length > 0 && changed.every(Boolean), JSON.stringify(changed));
+  assert.match(await page.getByTestId('ticket-parts').textContent(), /\.[A-Za-z0-9_-]{43}$/);
+  assert.match(await page.getByTestId('claims').textContent(), /"prod"/);
+  // The edit lives in the link, like any typed ticket.
+  assert.match(page.url(), /ticket=v1\./);
+  // exp, edited as t: a longer life is refused the same way.
+  await page.getByRole('button', { name: "Reset to bob's ticket" }).click();
+  const exp = page.locator('[data-claim=exp]');
+  await exp.fill('9999');
+  await exp.blur();
+  await page.waitForFunction(() => /Refused/.test(document.querySelector('[data-testid=ticket-verdict]').textContent));
+  assert.match(await page.getByTestId('claims').textContent(), /t = 9999 s/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('inspector: turning off B\'s signature check lets the edited ticket deploy to prod', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=ticket' });
   await waitForApp(page);

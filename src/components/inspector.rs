@@ -1,6 +1,8 @@
 use leptos::prelude::*;
-use mrtr_world::inspect::{inspect, minted_ticket, Inspection, Part};
+use mrtr_world::inspect::{edit_claim, inspect, minted_ticket, Inspection, Part};
 use mrtr_world::scenario::tamper;
+use mrtr_world::world::EPOCH_S;
+use serde_json::Value;
 
 use super::knobs::ServerKnobs;
 use super::CheckList;
@@ -12,6 +14,8 @@ struct Segment {
     text: String,
     part: Part,
     field: Option<String>,
+    /// Differs from bob's own ticket.
+    changed: bool,
 }
 
 fn segments(i: &Inspection) -> Vec<Segment> {
@@ -32,6 +36,7 @@ fn segments(i: &Inspection) -> Vec<Segment> {
                     text: ch.to_string(),
                     part: Part::Prefix,
                     field: None,
+                    changed: false,
                 }),
             }
             continue;
@@ -44,12 +49,16 @@ fn segments(i: &Inspection) -> Vec<Segment> {
         } else {
             None
         };
+        let changed = i.changed.as_ref().is_some_and(|r| r.contains(&pos));
         match out.last_mut() {
-            Some(s) if s.part == part && s.field == field => s.text.push(ch),
+            Some(s) if s.part == part && s.field == field && s.changed == changed => {
+                s.text.push(ch)
+            }
             _ => out.push(Segment {
                 text: ch.to_string(),
                 part,
                 field,
+                changed,
             }),
         }
     }
@@ -77,11 +86,25 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
     let at = Memo::new(move |_| link.with(|l| l.at_s));
     let inspection = Memo::new(move |_| inspect(knobs.get(), &text.get(), at.get()));
     let hot = RwSignal::new(None::<String>);
+    // The decoded payload, when it is JSON: what the field editor starts from.
+    let decoded = Memo::new(move |_| {
+        inspection.with(|i| {
+            i.as_ref()
+                .and_then(|i| i.payload.as_deref())
+                .and_then(|p| serde_json::from_str::<Value>(p).ok())
+        })
+    });
     let set_ticket = move |t: Option<String>| {
         link.update(|l| {
             l.ticket = t;
             l.widget = Widget::Ticket;
         })
+    };
+
+    let edit = move |pointer: &'static str, value: Value| {
+        if let Some(t) = edit_claim(&text.get_untracked(), pointer, value) {
+            set_ticket(Some(t));
+        }
     };
 
     view! {
@@ -110,6 +133,37 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                     <output>{move || format!("{} s", at.get())}</output>
                 </label>
             </div>
+            {move || decoded.get().map(|claims| {
+                let text_of = |p: &str| claims.pointer(p).and_then(Value::as_str).unwrap_or("").to_owned();
+                let exp_t = claims.pointer("/exp").and_then(Value::as_u64).map(|e| e as i64 - EPOCH_S as i64).unwrap_or(0);
+                view! {
+                    <fieldset class="edit-claims" data-testid="edit-claims">
+                        <legend>"Edit what you can read"</legend>
+                        <p class="hint">"Change a decoded field: the payload is re-encoded, the changed characters are marked above, and the signature stays the one A made for the old payload."</p>
+                        <label>"state.env "<input type="text" data-claim="env" prop:value=text_of("/state/env")
+                            on:change=move |ev| edit("/state/env", Value::from(event_target_value(&ev)))/></label>
+                        <label>"sub (the principal) "<input type="text" data-claim="sub" prop:value=text_of("/sub")
+                            on:change=move |ev| edit("/sub", Value::from(event_target_value(&ev)))/></label>
+                        <label>"exp, as t in seconds "<input type="number" data-claim="exp" prop:value=exp_t.to_string()
+                            on:change=move |ev| { if let Ok(t) = event_target_value(&ev).trim().parse::<i64>() { edit("/exp", Value::from((EPOCH_S as i64).saturating_add(t).max(0))) } }/></label>
+                    </fieldset>
+                }
+            })}
+            {move || inspection.get().and_then(|i| i.signature).map(|sig| {
+                let ok = sig.matches();
+                let computed = match &sig.computed {
+                    Ok(c) => c.clone(),
+                    Err(why) => format!("none: {why}"),
+                };
+                view! {
+                    <dl class="signature-check" data-testid="signature-check">
+                        <dt>"Signature the ticket carries"</dt><dd><code>{sig.carried.clone()}</code></dd>
+                        <dt>"Signature replica B computes for this payload"</dt><dd><code>{computed}</code></dd>
+                        <dt class="sr-only">"So"</dt>
+                        <dd class=if ok { "same ok" } else { "same refused" }>{if ok { "They match: nobody changed the payload since a replica signed it." } else { "They differ: the payload is not the one a key holder signed, so B refuses the ticket." }}</dd>
+                    </dl>
+                }
+            })}
             {move || inspection.get().map(|i| {
                 let segs = segments(&i);
                 view! {
@@ -117,7 +171,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                         <h3>"Its parts"</h3>
                         <p class="ticket-parts" data-testid="ticket-parts">
                             {segs.into_iter().map(|s| {
-                                let class = format!("tseg {}", part_class(s.part));
+                                let class = format!("tseg {}{}", part_class(s.part), if s.changed { " changed" } else { "" });
                                 match s.field.clone() {
                                     Some(f) => {
                                         let f2 = f.clone();

@@ -393,6 +393,29 @@ impl Codec {
         }
     }
 
+    /// The signature this codec computes for a signed ticket's prefix and payload, with the
+    /// key its `kid` names: what the ticket's own signature would have to be. For showing a
+    /// mismatch; [`Codec::open`] is what checks (in constant time).
+    pub fn expected_signature(&self, ticket: &str) -> Result<String, OpenError> {
+        let anatomy = anatomy(ticket)?;
+        if anatomy.seal != Some(Seal::Signed) {
+            return Err(OpenError::UnknownFormat);
+        }
+        let payload = decode(&ticket[anatomy.body.clone()], "payload")?;
+        let kid = serde_json::from_slice::<KidOnly>(&payload)
+            .map_err(|e| OpenError::BadPayload(e.to_string()))?
+            .kid;
+        let key = self
+            .keyring
+            .get(&kid)
+            .ok_or_else(|| OpenError::UnknownKey(kid.clone()))?;
+        let tag = key
+            .mac(&ticket.as_bytes()[..anatomy.body.end])
+            .finalize()
+            .into_bytes();
+        Ok(URL_SAFE_NO_PAD.encode(tag))
+    }
+
     /// Checks integrity with any key of the ring, then decodes the claims.
     pub fn open(&self, ticket: &str) -> Result<Claims, OpenError> {
         let anatomy = anatomy(ticket)?;
@@ -572,6 +595,20 @@ mod tests {
 
     fn codec(seal: Seal) -> Codec {
         Codec::new(Keyring::new(Key::new("k1", &[7u8; 32]).unwrap()), seal)
+    }
+
+    #[test]
+    fn the_expected_signature_is_the_tickets_own_until_the_payload_changes() {
+        let codec = codec(Seal::Signed);
+        let t = codec.mint(&claims(), &mut SeededEntropy::new(1));
+        let own = &t[t.rfind('.').unwrap() + 1..];
+        assert_eq!(codec.expected_signature(&t).unwrap(), own);
+        let edited = rewrite_payload(&t, |p| p.replace("staging", "prod")).unwrap();
+        let carried = &edited[edited.rfind('.').unwrap() + 1..];
+        assert_eq!(carried, own, "an edit keeps the old signature");
+        assert_ne!(codec.expected_signature(&edited).unwrap(), carried);
+        assert!(codec.expected_signature("v1e.AAAA").is_err());
+        assert!(codec.expected_signature("garbage").is_err());
     }
 
     #[test]

@@ -6,14 +6,14 @@ use std::ops::Range;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use mrtr_core::ticket::{anatomy, OpenError, Seal};
+use mrtr_core::ticket::{anatomy, payload_text, rewrite_payload, OpenError, Seal};
 use mrtr_core::Verdict;
 use serde_json::Value;
 
 use crate::actor::Replica;
 use crate::knobs::Knobs;
 use crate::setup::{bob, judge, mint, with_ticket, Outcome};
-use crate::world::EPOCH_S;
+use crate::world::{replica_codec, EPOCH_S};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
@@ -62,6 +62,56 @@ pub struct Inspection {
     pub answer: String,
     pub detail: Option<String>,
     pub at_s: u64,
+    /// A signed ticket's signature, beside the one replica B computes for its payload.
+    pub signature: Option<SignatureCheck>,
+    /// The characters that differ from bob's own ticket (one run, between the longest common
+    /// start and end); `None` when it is bob's ticket.
+    pub changed: Option<Range<usize>>,
+}
+
+/// The signature a ticket carries, and the one replica B computes for the payload it
+/// carries: the signature check passes only when they are equal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignatureCheck {
+    pub carried: String,
+    /// `Err` says why B cannot compute one (an unknown key id, a payload that does not decode).
+    pub computed: Result<String, String>,
+}
+
+impl SignatureCheck {
+    pub fn matches(&self) -> bool {
+        self.computed.as_deref() == Ok(self.carried.as_str())
+    }
+}
+
+/// The run of `new`'s characters that differ from `old`: what lies between their longest
+/// common start and longest common end.
+pub fn changed_run(old: &str, new: &str) -> Option<Range<usize>> {
+    if old == new {
+        return None;
+    }
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let start = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let max_end = a.len().min(b.len()) - start;
+    let end = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max_end)
+        .take_while(|(x, y)| x == y)
+        .count();
+    Some(start..b.len() - end)
+}
+
+/// A decoded field of a signed ticket set to `value` (`pointer` as in JSON Pointer, e.g.
+/// `/state/env`), the payload re-encoded and the old signature kept: the edit a client can
+/// make. `None` if the ticket is sealed or its payload is not JSON.
+pub fn edit_claim(ticket: &str, pointer: &str, value: Value) -> Option<String> {
+    let text = payload_text(ticket).ok()?;
+    let mut v: Value = serde_json::from_str(&text).ok()?;
+    *v.pointer_mut(pointer)? = value;
+    let edited = serde_json::to_string(&v).ok()?;
+    rewrite_payload(ticket, |_| edited).ok()
 }
 
 pub fn explain_claim(key: &str) -> &'static str {
@@ -268,7 +318,19 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
             }
         }
     }
+    let signature = anatomy(ticket).ok().and_then(|a| {
+        let mac = a.mac?;
+        Some(SignatureCheck {
+            carried: ticket[mac].to_owned(),
+            computed: replica_codec(&knobs, Replica::B)
+                .expected_signature(ticket)
+                .map_err(|e| e.to_string()),
+        })
+    });
+    let changed = changed_run(&m.ticket, ticket);
     Some(Inspection {
+        signature,
+        changed,
         ticket: ticket.to_owned(),
         parts,
         payload,
@@ -293,6 +355,65 @@ mod tests {
     use super::*;
     use crate::checks::symbols;
     use mrtr_core::checks::Check;
+
+    #[test]
+    fn editing_a_decoded_field_re_encodes_the_payload_and_keeps_the_signature() {
+        let k = Knobs::default();
+        let bobs = minted_ticket(k).unwrap();
+        let honest = inspect(k, &bobs, 8).unwrap();
+        assert!(honest.signature.as_ref().unwrap().matches());
+        assert_eq!(honest.changed, None);
+
+        let edited = edit_claim(&bobs, "/state/env", Value::from("prod")).unwrap();
+        let i = inspect(k, &edited, 8).unwrap();
+        let sig = i.signature.unwrap();
+        assert_eq!(
+            sig.carried,
+            honest.signature.unwrap().carried,
+            "the old signature"
+        );
+        assert!(!sig.matches(), "B computes another for the edited payload");
+        assert_eq!(
+            i.verdict.first_failure().map(|(c, _)| c),
+            Some(Check::Signature)
+        );
+        // Only payload characters changed, and the readable payload says prod.
+        let run = i.changed.unwrap();
+        let payload = &i.parts.iter().find(|(p, _)| *p == Part::Payload).unwrap().1;
+        assert!(
+            run.start >= payload.start && run.end <= payload.end,
+            "{run:?} in {payload:?}"
+        );
+        assert!(i.payload.unwrap().contains(r#""env":"prod""#));
+
+        // Setting a field to its own value changes nothing; a sealed ticket cannot be edited.
+        assert_eq!(edit_claim(&bobs, "/sub", Value::from("bob")).unwrap(), bobs);
+        assert_eq!(edit_claim(&bobs, "/nope/deeper", Value::from(1)), None);
+        let sealed = Knobs {
+            seal: Seal::Sealed,
+            ..Knobs::default()
+        };
+        assert_eq!(
+            edit_claim(&minted_ticket(sealed).unwrap(), "/sub", Value::from("x")),
+            None
+        );
+        // B with another key cannot compute bob's signature: it says why.
+        let other = Knobs {
+            b_key_differs: true,
+            ..Knobs::default()
+        };
+        let i = inspect(other, &minted_ticket(other).unwrap(), 8).unwrap();
+        assert!(i.signature.unwrap().computed.is_err());
+    }
+
+    #[test]
+    fn changed_runs_are_the_middle_that_differs() {
+        assert_eq!(changed_run("abcdef", "abcdef"), None);
+        assert_eq!(changed_run("abcdef", "abXYef"), Some(2..4));
+        assert_eq!(changed_run("abc", "abXc"), Some(2..3));
+        assert_eq!(changed_run("abXc", "abc"), Some(2..2));
+        assert_eq!(changed_run("", "x"), Some(0..1));
+    }
 
     #[test]
     fn spans_cover_each_top_level_field() {

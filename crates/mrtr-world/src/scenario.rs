@@ -270,7 +270,9 @@ mod tests {
         // ...and B deploys the release bob confirmed.
         assert_eq!(
             t.outcome(),
-            Some(Ok(format!("deployed to staging, release {release}").as_str()))
+            Some(Ok(
+                format!("deployed to staging, release {release}").as_str()
+            ))
         );
     }
 

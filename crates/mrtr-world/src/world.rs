@@ -24,6 +24,19 @@ pub const SHARED_SECRET: &[u8; 32] = b"mrtr-lab demo key, shared by A+B";
 /// The key replica B holds when the knob says it differs.
 pub const OTHER_SECRET: &[u8; 32] = b"replica B's own key, not shared!";
 
+/// The codec a replica holds under these knobs: the shared key, or for B, when the knob says
+/// so, a key of its own.
+pub fn replica_codec(knobs: &Knobs, r: Replica) -> Codec {
+    let key = |id: &str, secret: &[u8; 32]| {
+        Key::new(id, secret).unwrap_or_else(|_| unreachable!("32-byte demo keys"))
+    };
+    let k = match r {
+        Replica::B if knobs.b_key_differs => key("kb", OTHER_SECRET),
+        _ => key("k1", SHARED_SECRET),
+    };
+    Codec::new(Keyring::new(k), knobs.seal)
+}
+
 pub struct World {
     pub knobs: Knobs,
     now_s: u64,
@@ -36,10 +49,7 @@ pub struct World {
 
 impl World {
     pub fn new(knobs: Knobs) -> World {
-        let key = |id: &str, secret: &[u8; 32]| {
-            Key::new(id, secret).unwrap_or_else(|_| unreachable!("32-byte demo keys"))
-        };
-        let replica = |r: Replica, secret: &[u8; 32], kid: &str| {
+        let replica = |r: Replica| {
             Server::new(
                 ServerConfig {
                     name: format!("replica-{}", r.name().to_ascii_lowercase()),
@@ -48,16 +58,12 @@ impl World {
                     naive_ask_again: knobs.naive_ask_again,
                     ..ServerConfig::default()
                 },
-                Codec::new(Keyring::new(key(kid, secret)), knobs.seal),
+                replica_codec(&knobs, r),
                 mrtr_core::fixtures::catalog(),
             )
         };
-        let mut a = replica(Replica::A, SHARED_SECRET, "k1");
-        let mut b = if knobs.b_key_differs {
-            replica(Replica::B, OTHER_SECRET, "kb")
-        } else {
-            replica(Replica::B, SHARED_SECRET, "k1")
-        };
+        let mut a = replica(Replica::A);
+        let mut b = replica(Replica::B);
         if knobs.store == StoreMode::Shared {
             let shared = Arc::new(MemoryStore::default());
             a = a.with_store(Box::new(shared.clone()));
