@@ -72,6 +72,26 @@ test('a reloaded deep link lands on the same step', async () => {
   await context.close();
 });
 
+test('a deep link to a quiet step shows the newest message and says nothing crossed the wire', async () => {
+  for (const step of [2, 4]) {
+    const { page, context, problems } = await open(browser, site, { path: `#w=roundtrip&step=${step}` });
+    await waitForApp(page);
+    const note = page.getByTestId('quiet-step');
+    await note.waitFor();
+    assert.match(await note.textContent(), /Nothing crosses the client's connection/);
+    // The wire log is scrolled to it, not left at step 1.
+    await page.waitForFunction(() => {
+      const ol = document.querySelector('#roundtrip .messages');
+      const li = ol.querySelector('.quiet-step');
+      return ol.scrollTop > 0 && li.offsetTop - ol.scrollTop < ol.clientHeight;
+    });
+    // The client's requests say who is calling.
+    assert.match(await page.locator('#roundtrip .message[data-kind=call] .http-header').textContent(), /Authorization: Bearer bob-token/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
 test('a malformed link falls back to the start with a visible note', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=nope&step=banana&ttl=-3&%%%' });
   await waitForApp(page);

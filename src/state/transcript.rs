@@ -11,6 +11,8 @@ use super::json_view::{explain, tokens, Token};
 pub struct Line {
     pub id: usize,
     pub outgoing: bool,
+    /// The HTTP header that says who is calling, on the client's requests.
+    pub header: Option<String>,
     pub kind: MessageKind,
     pub step: usize,
     pub tokens: Vec<Token>,
@@ -47,9 +49,15 @@ pub fn lines(t: &Trace, upto: usize) -> Vec<Line> {
                 (MessageKind::Retry, Some(call)) => retry_changes(call, json),
                 _ => Vec::new(),
             };
+            let outgoing = *from == Actor::Client;
             out.push(Line {
                 id: e.id,
-                outgoing: *from == Actor::Client,
+                outgoing,
+                header: t
+                    .bearer
+                    .as_ref()
+                    .filter(|_| outgoing)
+                    .map(|b| format!("Authorization: Bearer {b}")),
                 kind: *kind,
                 step: si,
                 tokens: tokens(json, &changes),
@@ -57,6 +65,13 @@ pub fn lines(t: &Trace, upto: usize) -> Vec<Line> {
         }
     }
     out
+}
+
+/// What the wire log says at a step where nothing crosses the client's connection.
+pub fn quiet_step(lines: &[Line], step: usize) -> Option<&'static str> {
+    (!lines.iter().any(|l| l.step == step)).then_some(
+        "Nothing crosses the client's connection at this step: it happens inside the host, or between the load balancer and a replica.",
+    )
 }
 
 pub fn title(l: &Line) -> String {
@@ -139,5 +154,23 @@ mod tests {
             ]
         );
         assert_eq!(lines(&t, 0).len(), 1);
+    }
+
+    #[test]
+    fn requests_say_who_is_calling_and_quiet_steps_say_so() {
+        let t = round_trip(Knobs::default(), Ending::Honest);
+        let ls = lines(&t, t.steps.len() - 1);
+        let headers: Vec<Option<&str>> = ls.iter().map(|l| l.header.as_deref()).collect();
+        let bob = Some("Authorization: Bearer bob-token");
+        assert_eq!(
+            headers,
+            [bob, None, bob, None],
+            "requests carry it, answers do not"
+        );
+        // Steps 3 and 5 (the host asks; the balancer picks B) put nothing on the client's wire.
+        let quiet: Vec<usize> = (0..t.steps.len())
+            .filter(|s| quiet_step(&ls, *s).is_some())
+            .collect();
+        assert_eq!(quiet, [2, 4]);
     }
 }

@@ -393,6 +393,14 @@ impl Codec {
         }
     }
 
+    /// The key a signed payload's `kid` names, from this codec's ring.
+    fn key_named_in(&self, payload: &[u8]) -> Result<&Key, OpenError> {
+        let kid = serde_json::from_slice::<KidOnly>(payload)
+            .map_err(|e| OpenError::BadPayload(e.to_string()))?
+            .kid;
+        self.keyring.get(&kid).ok_or(OpenError::UnknownKey(kid))
+    }
+
     /// The signature this codec computes for a signed ticket's prefix and payload, with the
     /// key its `kid` names: what the ticket's own signature would have to be. For showing a
     /// mismatch; [`Codec::open`] is what checks (in constant time).
@@ -402,14 +410,8 @@ impl Codec {
             return Err(OpenError::UnknownFormat);
         }
         let payload = decode(&ticket[anatomy.body.clone()], "payload")?;
-        let kid = serde_json::from_slice::<KidOnly>(&payload)
-            .map_err(|e| OpenError::BadPayload(e.to_string()))?
-            .kid;
-        let key = self
-            .keyring
-            .get(&kid)
-            .ok_or_else(|| OpenError::UnknownKey(kid.clone()))?;
-        let tag = key
+        let tag = self
+            .key_named_in(&payload)?
             .mac(&ticket.as_bytes()[..anatomy.body.end])
             .finalize()
             .into_bytes();
@@ -430,13 +432,7 @@ impl Codec {
                 }
                 // The ticket names its key; the MAC covers that name, so it cannot be
                 // swapped. (Whether it is genuine is only known once the MAC matches.)
-                let kid = serde_json::from_slice::<KidOnly>(&payload)
-                    .map_err(|e| OpenError::BadPayload(e.to_string()))?
-                    .kid;
-                let key = self
-                    .keyring
-                    .get(&kid)
-                    .ok_or_else(|| OpenError::UnknownKey(kid.clone()))?;
+                let key = self.key_named_in(&payload)?;
                 // verify_slice compares in constant time.
                 if key.mac(signed.as_bytes()).verify_slice(&tag).is_err() {
                     return Err(OpenError::BadMac);

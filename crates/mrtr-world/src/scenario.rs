@@ -82,6 +82,7 @@ fn check_sentence(verdict: &mrtr_core::Verdict) -> String {
 pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     let mut w = World::new(knobs);
     let bob = Principal::user("bob");
+    w.bearer(format!("{bob}-token"));
 
     let (mut call, first) = w.client.begin("tools/call", deploy_params("staging"));
     w.send(

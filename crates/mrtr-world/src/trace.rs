@@ -109,6 +109,8 @@ pub struct Step {
 pub struct Trace {
     pub events: Vec<Event>,
     pub steps: Vec<Step>,
+    /// The bearer token the client's requests carry (on HTTP: who is calling, the principal).
+    pub bearer: Option<String>,
 }
 
 fn first_verdict(events: &[Event]) -> Option<&Verdict> {

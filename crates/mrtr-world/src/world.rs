@@ -205,6 +205,11 @@ impl World {
         reply
     }
 
+    /// Records the bearer token the client's requests carry.
+    pub fn bearer(&mut self, token: String) {
+        self.trace.bearer = Some(token);
+    }
+
     pub fn finish(mut self) -> Trace {
         if self.step_start < self.trace.events.len() {
             self.step("The end", "", Actor::Client);

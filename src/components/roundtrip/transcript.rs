@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use mrtr_world::diff::Change;
 
 use crate::state::json_view::{explain, text, Token};
-use crate::state::transcript::{explain_by_id, title, Line, GLOSSARY};
+use crate::state::transcript::{explain_by_id, quiet_step, title, Line, GLOSSARY};
 
 #[component]
 pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView {
@@ -20,7 +20,13 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
                 let Some(ol) = list.get_untracked() else {
                     return;
                 };
-                if let Ok(Some(cur)) = ol.query_selector(".message.current:last-child") {
+                // The step's own message, or on a step with none, the note that says so.
+                let cur = ol
+                    .query_selector(".message.current:last-child")
+                    .ok()
+                    .flatten()
+                    .or_else(|| ol.last_element_child());
+                if let Some(cur) = cur {
                     if let Ok(cur) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(cur) {
                         ol.set_scroll_top(cur.offset_top() - 8);
                     }
@@ -41,6 +47,8 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
                 <For each=move || lines.get() key=|l| (l.id, text(&l.tokens)) let:l>
                     <Message line=l step=step/>
                 </For>
+                // Last, so nothing above it moves when it comes and goes.
+                {move || lines.with(|l| quiet_step(l, step.get())).map(|q| view! { <li class="quiet-step" data-testid="quiet-step">{q}</li> })}
             </ol>
         </div>
     }
@@ -52,6 +60,7 @@ fn Message(line: Line, step: Signal<usize>) -> impl IntoView {
     view! {
         <li class=move || if step.get() == own { "message current" } else { "message" } data-kind=line.kind.id()>
             <p class="message-title">{title(&line)}</p>
+            {line.header.clone().map(|h| view! { <p class="http-header" title="Who is calling: the principal, on HTTP"><code>{h}</code></p> })}
             <pre class="json">{line.tokens.into_iter().map(token).collect_view()}</pre>
         </li>
     }
