@@ -34,7 +34,7 @@ pub trait CheckWords {
 impl CheckWords for Check {
     fn question(self) -> &'static str {
         match self {
-            Check::Signature => "Signature matches",
+            Check::Signature => "Signature matches (sealed: the seal opens)",
             Check::Principal => "Principal is this caller",
             Check::Expiry => "Expiry not passed",
             Check::Request => "Request is the same method and arguments",
