@@ -58,15 +58,23 @@ test('quiz: right and wrong answers, explanations, and progress kept across a re
   await waitForApp(page);
   await page.getByTestId('quiz-reset').click();
   const q = (id) => page.locator(`[data-question=${id}]`);
+  // One question at a time: the first shows, the others wait; the strip goes to any.
+  assert.equal(await page.locator('#quiz li.question:visible').count(), 1);
+  await page.getByTestId('quiz-next').click();
+  assert.equal(await page.locator('#quiz li.question:visible').getAttribute('data-question'), 'methods');
+  const go = (id) => page.locator(`[data-goto=${id}]`).click();
+  await go('methods');
   await q('methods').getByLabel('tools/list').check();
   await q('methods').getByRole('button', { name: 'Check' }).click();
   assert.match(await page.getByTestId('feedback-methods').textContent(), /^Right\./);
+  await go('stolen');
   await q('stolen').getByLabel('Nothing, since the signature checks out').check();
   await q('stolen').getByRole('button', { name: 'Check' }).click();
   assert.match(await page.getByTestId('feedback-stolen').textContent(), /^Not quite\./);
   // The wrong pick is told why it is wrong.
   assert.match(await page.getByTestId('feedback-stolen').textContent(), /Nothing, since the signature checks out” is wrong: The signature only says/);
   // A pick-all question, half right: what was found, what was wrong, what was missed.
+  await go('retry');
   await q('retry').getByLabel('It uses a new JSON-RPC id').check();
   await q('retry').getByLabel(/It can drop _meta/).check();
   await q('retry').getByRole('button', { name: 'Check' }).click();
@@ -77,6 +85,7 @@ test('quiz: right and wrong answers, explanations, and progress kept across a re
   // Options are shown shuffled (the native test counts the positions): tools/list is not last.
   assert.notEqual(await q('methods').locator('input').last().evaluate((e) => e.closest('label').textContent), 'tools/list');
   // Multiple choice, by keyboard.
+  await go('signature');
   await q('signature').getByLabel('A ticket edited from staging to prod').focus();
   await page.keyboard.press('Space');
   await q('signature').getByLabel('A ticket forged with a key the attacker made up').focus();
@@ -89,6 +98,10 @@ test('quiz: right and wrong answers, explanations, and progress kept across a re
   await waitForApp(page);
   assert.match(await page.getByTestId('quiz-score').textContent(), /^2 right of 4 answered/);
   assert.match(await page.getByTestId('feedback-stolen').textContent(), /Not quite/);
+  // The strip says where each answered question stands, in words too.
+  assert.match(await page.locator('[data-goto=methods]').getAttribute('aria-label'), /answered right/);
+  assert.match(await page.locator('[data-goto=stolen]').getAttribute('aria-label'), /not quite/);
+  await go('stolen');
   // The explanation's link opens the lab in the state that shows it.
   await page.getByTestId('feedback-stolen').getByText('See it in the lab').click();
   await page.getByTestId('attempts').waitFor();

@@ -21,7 +21,12 @@ fn save(p: &Progress) {
 }
 
 #[component]
-fn QuizQuestion(q: &'static Question, n: usize, progress: RwSignal<Progress>) -> impl IntoView {
+fn QuizQuestion(
+    q: &'static Question,
+    n: usize,
+    progress: RwSignal<Progress>,
+    current: RwSignal<usize>,
+) -> impl IntoView {
     let saved = move || progress.with(|p| p.answers.get(q.id).cloned());
     let picked = RwSignal::new(saved().unwrap_or_default());
     // A reset elsewhere clears the choice here too.
@@ -32,7 +37,7 @@ fn QuizQuestion(q: &'static Question, n: usize, progress: RwSignal<Progress>) ->
     });
     let name = format!("quiz-{}", q.id);
     view! {
-        <li class="question" data-question=q.id>
+        <li class="question" data-question=q.id hidden=move || current.get() != n - 1>
             <fieldset>
                 <legend>{format!("{n}. {}", q.prompt)}{q.multi.then_some(" (more than one)")}</legend>
                 {shown_order(q).into_iter().map(|i| {
@@ -86,21 +91,57 @@ fn QuizQuestion(q: &'static Question, n: usize, progress: RwSignal<Progress>) ->
     }
 }
 
-/// The questions, with progress kept in this browser.
+/// The questions one at a time, with a strip to go to any of them; progress kept in this
+/// browser. (All are in the page, so printing shows them all.)
 #[component]
 pub fn Quiz() -> impl IntoView {
     let progress = RwSignal::new(load());
     let score = move || progress.with(Progress::score);
+    let current = RwSignal::new(0usize);
+    let last = QUESTIONS.len() - 1;
+    let strip = QUESTIONS
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let state = move || {
+                progress.with(|p| match p.answers.get(q.id) {
+                    None => "",
+                    Some(a) if feedback(q, a).correct => " right",
+                    Some(_) => " wrong",
+                })
+            };
+            let label = move || {
+                let how = match state() {
+                    " right" => ", answered right",
+                    " wrong" => ", answered, not quite",
+                    _ => "",
+                };
+                format!("Question {}{how}", i + 1)
+            };
+            view! {
+                <li><button type="button" data-goto=q.id class=move || format!("goto{}", state())
+                    aria-current=move || (current.get() == i).then_some("step") aria-label=label
+                    on:click=move |_| current.set(i)>{i + 1}<span aria-hidden="true">{move || match state() { " right" => " ✓", " wrong" => " ✗", _ => "" }}</span></button></li>
+            }
+        })
+        .collect_view();
     view! {
         <div class="quiz-body">
             <p class="score" data-testid="quiz-score" aria-live="polite">
                 {move || { let (r, a, t) = score(); format!("{r} right of {a} answered, {t} questions") }}
                 " "
-                <button type="button" data-testid="quiz-reset" on:click=move |_| { progress.set(Progress::default()); progress.with_untracked(save); }>"Reset the quiz"</button>
+                <button type="button" data-testid="quiz-reset" on:click=move |_| { progress.set(Progress::default()); progress.with_untracked(save); current.set(0); }>"Reset the quiz"</button>
             </p>
+            <ol class="quiz-strip" aria-label="Questions">{strip}</ol>
             <ol class="questions">
-                {QUESTIONS.iter().enumerate().map(|(i, q)| view! { <QuizQuestion q=q n=i + 1 progress=progress/> }).collect_view()}
+                {QUESTIONS.iter().enumerate().map(|(i, q)| view! { <QuizQuestion q=q n=i + 1 progress=progress current=current/> }).collect_view()}
             </ol>
+            <div class="button-row quiz-nav">
+                <button type="button" data-testid="quiz-prev" prop:disabled=move || current.get() == 0
+                    on:click=move |_| current.update(|c| *c = c.saturating_sub(1))>"Previous question"</button>
+                <button type="button" data-testid="quiz-next" prop:disabled=move || current.get() == last
+                    on:click=move |_| current.update(|c| *c = (*c + 1).min(last))>"Next question"</button>
+            </div>
         </div>
     }
 }
