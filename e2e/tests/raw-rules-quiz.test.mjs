@@ -44,7 +44,12 @@ test('rules explorer: tools/list never asks; undeclared kinds are never asked fo
   assert.match(await page.getByTestId('rules-answer').textContent(), /asking for sampling/);
   await page.getByTestId('rules-method').selectOption('tools/list');
   assert.match(await page.getByTestId('rules-explanation').textContent(), /never input_required/);
+  // The response folds to one line; opened, the whole JSON.
+  assert.match(await page.getByTestId('rules-response-line').textContent(), /^result, complete/);
+  assert.equal(await page.getByTestId('rules-response').isVisible(), false);
+  await page.getByTestId('rules-response-line').click();
   assert.match(await page.getByTestId('rules-response').textContent(), /"resultType": "complete"/);
+  assert.equal(await page.getByTestId('rules-response').isVisible(), true);
   // A spec rule's link opens the widget state that shows it.
   await page.getByTestId('spec-rules').getByText('See: alice with bob\'s ticket').click();
   await page.getByTestId('attempts').waitFor();

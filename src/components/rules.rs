@@ -2,6 +2,7 @@ use leptos::prelude::*;
 use mrtr_core::wire::ClientCapabilities;
 use mrtr_world::rules::{explore, METHODS};
 
+use crate::state::json_view::one_line;
 use crate::state::link::{Link, Widget};
 use crate::state::spec_rules::SPEC_RULES;
 
@@ -63,8 +64,8 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
                     <p data-testid="rules-explanation">{e.explanation.clone()}</p>
                     <ul class="kinds">{kinds}</ul>
                     <div class="pair">
-                        <div><h3>"Request"</h3><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&e.request).unwrap_or_default()}</pre></div>
-                        <div><h3>"Response"</h3><pre class="json small" tabindex="0" data-testid="rules-response">{serde_json::to_string_pretty(&e.response).unwrap_or_default()}</pre></div>
+                        <details class="json-fold"><summary><strong>"Request: "</strong><code>{one_line(&e.request)}</code></summary><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&e.request).unwrap_or_default()}</pre></details>
+                        <details class="json-fold"><summary><strong>"Response: "</strong><code data-testid="rules-response-line">{one_line(&e.response)}</code></summary><pre class="json small" tabindex="0" data-testid="rules-response">{serde_json::to_string_pretty(&e.response).unwrap_or_default()}</pre></details>
                     </div>
                 }
             }}

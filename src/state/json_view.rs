@@ -66,6 +66,33 @@ pub fn explain_at(path: &str, key: &str) -> Option<(&'static str, &'static str)>
     }
 }
 
+/// A JSON-RPC message in one line, for a folded view: what it asks, or how it answers.
+pub fn one_line(msg: &Value) -> String {
+    let id = msg
+        .get("id")
+        .map(|i| format!(" (id {i})"))
+        .unwrap_or_default();
+    if let Some(m) = msg.get("method").and_then(Value::as_str) {
+        let target = msg
+            .pointer("/params/name")
+            .or_else(|| msg.pointer("/params/uri"))
+            .and_then(Value::as_str)
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default();
+        return format!("request {m}{target}{id}");
+    }
+    if let Some(e) = msg.get("error") {
+        let code = e.get("code").map(Value::to_string).unwrap_or_default();
+        let text = e.get("message").and_then(Value::as_str).unwrap_or("");
+        return format!("error {code} {text:?}{id}");
+    }
+    match msg.pointer("/result/resultType").and_then(Value::as_str) {
+        Some(kind) => format!("result, {kind}{id}"),
+        None if msg.get("result").is_some() => format!("result{id}"),
+        None => "not a JSON-RPC message".to_owned(),
+    }
+}
+
 /// Tokens of `value`, indented by two spaces. `changes` marks keys (top level, and one level
 /// under `params`) that differ from the call.
 pub fn tokens(value: &Value, changes: &[FieldChange]) -> Vec<Token> {
@@ -139,6 +166,25 @@ mod tests {
     use super::*;
     use mrtr_world::diff::retry_changes;
     use serde_json::json;
+
+    #[test]
+    fn a_message_in_one_line() {
+        assert_eq!(
+            one_line(
+                &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "deploy"}})
+            ),
+            "request tools/call deploy (id 2)"
+        );
+        assert_eq!(
+            one_line(&json!({"id": 2, "error": {"code": -32021, "message": "Missing capability"}})),
+            "error -32021 \"Missing capability\" (id 2)"
+        );
+        assert_eq!(
+            one_line(&json!({"id": 3, "result": {"resultType": "input_required"}})),
+            "result, input_required (id 3)"
+        );
+        assert_eq!(one_line(&json!([1])), "not a JSON-RPC message");
+    }
 
     #[test]
     fn only_the_tools_name_is_explained_as_the_tool_to_call() {
