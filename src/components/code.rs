@@ -181,7 +181,6 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
             .map(|(i, listing)| {
                 let where_ = format!(", lines {}–{}: {}", listing.first_line, listing.last_line(), listing.caption);
                 let path = listing.path;
-                let body = view! { <Listing listing=listing index=i lang=l shown=shown/> };
                 if i > 0 && count > 1 {
                     // The core's checks: long, so folded; the summary says when lines in it
                     // are marked (opening it on its own would move the page under the reader).
@@ -189,15 +188,18 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
                         let n = shown.with(|m| m.iter().filter(|m| m.listing == i).count());
                         (n > 0).then(|| format!(" ({n} marked at this step)"))
                     };
+                    // Drawn when first opened: hundreds of highlighted pieces nobody asked for
+                    // would lengthen the page's start-up.
+                    let opened = RwSignal::new(false);
                     view! {
-                        <details class="more-code">
+                        <details class="more-code" on:toggle=move |_| opened.set(true)>
                             <summary><span class="listing-caption"><code>{path}</code>{where_}</span><span class="marked-count">{marked}</span></summary>
-                            {body}
+                            {move || opened.get().then(|| view! { <Listing listing=listing index=i lang=l shown=shown/> })}
                         </details>
                     }
                     .into_any()
                 } else {
-                    view! { <div><p class="listing-caption"><code>{path}</code>{where_}</p>{body}</div> }.into_any()
+                    view! { <div><p class="listing-caption"><code>{path}</code>{where_}</p><Listing listing=listing index=i lang=l shown=shown/></div> }.into_any()
                 }
             })
             .collect_view()
