@@ -103,25 +103,19 @@ pub fn Quiz() -> impl IntoView {
         .iter()
         .enumerate()
         .map(|(i, q)| {
-            let state = move || {
-                progress.with(|p| match p.answers.get(q.id) {
-                    None => "",
-                    Some(a) if feedback(q, a).correct => " right",
-                    Some(_) => " wrong",
-                })
-            };
-            let label = move || {
-                let how = match state() {
-                    " right" => ", answered right",
-                    " wrong" => ", answered, not quite",
-                    _ => "",
-                };
-                format!("Question {}{how}", i + 1)
+            // None: not answered; Some(right or not).
+            let answered = move || progress.with(|p| p.answers.get(q.id).map(|a| feedback(q, a).correct));
+            // (class, symbol, words) for where the question stands.
+            let stands = move || match answered() {
+                None => ("goto", "", ""),
+                Some(true) => ("goto right", " ✓", ", answered right"),
+                Some(false) => ("goto wrong", " ✗", ", answered, not quite"),
             };
             view! {
-                <li><button type="button" data-goto=q.id class=move || format!("goto{}", state())
-                    aria-current=move || (current.get() == i).then_some("step") aria-label=label
-                    on:click=move |_| current.set(i)>{i + 1}<span aria-hidden="true">{move || match state() { " right" => " ✓", " wrong" => " ✗", _ => "" }}</span></button></li>
+                <li><button type="button" data-goto=q.id class=move || stands().0
+                    aria-current=move || (current.get() == i).then_some("step")
+                    aria-label=move || format!("Question {}{}", i + 1, stands().2)
+                    on:click=move |_| current.set(i)>{i + 1}<span aria-hidden="true">{move || stands().1}</span></button></li>
             }
         })
         .collect_view();

@@ -7,6 +7,7 @@
 //! lines, the mark is dropped on the page and a test here fails.
 
 use mrtr_core::checks::Check;
+use mrtr_core::error::INVALID_PARAMS;
 use mrtr_world::checks::CheckWords;
 
 use super::highlight::Syntax;
@@ -317,7 +318,8 @@ fn check_specs(refused: bool) -> Vec<MarkSpec> {
         })
         .collect();
     if refused {
-        v.push(spec(1, "pub fn verify(", "pub fn verify(", Checks, "The verdict has a failed check, so the engine answers -32602 and the handler never runs."));
+        let note = format!("The verdict has a failed check, so the engine answers {INVALID_PARAMS} and the handler never runs.");
+        v.push(spec(1, "pub fn verify(", "pub fn verify(", Checks, &note));
     }
     v
 }

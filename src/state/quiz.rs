@@ -127,7 +127,7 @@ pub const QUESTIONS: &[Question] = &[
             ("Nothing: the server deploys to whatever the ticket says", false, "The lab's server refuses before the handler runs. A server without the request check would indeed carry on, which is why the check exists."),
         ],
         multi: false,
-        explanation: "A digest is a short fingerprint of the arguments. The server recomputes it for the retry and compares: a ticket minted for one request cannot finish another.",
+        explanation: "The ticket holds a digest of the arguments it was minted for. The server computes it again from the retry's arguments and compares: a ticket minted for one request cannot finish another.",
         link: "w=misuse&move=prod",
     },
     Question {
