@@ -105,6 +105,10 @@ fn server(knobs: &Knobs, breakage: Breakage) -> Server {
     s
 }
 
+/// The raw lanes draw their randomness from a stream of their own: a prod deploy there is a
+/// different flow from bob's staging deploy, so its ticket must not share bob's ticket id.
+const RAW_STREAM: u64 = 0x5241_5700;
+
 struct Wire {
     server: Server,
     conn: Connection,
@@ -118,7 +122,7 @@ impl Wire {
         Wire {
             server,
             conn,
-            rng: SeededEntropy::new(seed),
+            rng: SeededEntropy::new(seed ^ RAW_STREAM),
             user: Principal::user("stdio-user"),
             lines: Vec::new(),
         }
@@ -288,6 +292,23 @@ mod tests {
                 format!("{} {what}", if x.outgoing { "-->" } else { "<--" })
             })
             .collect()
+    }
+
+    #[test]
+    fn the_raw_lane_ticket_has_an_id_of_its_own() {
+        let tid = |t: &str| -> Value {
+            let claims: Value =
+                serde_json::from_str(&mrtr_core::ticket::payload_text(t).unwrap()).unwrap();
+            claims["tid"].clone()
+        };
+        let lane = modern(Knobs::default(), Breakage::default());
+        let raw = lane
+            .lines
+            .iter()
+            .find_map(|l| l.json.pointer("/result/requestState").and_then(Value::as_str))
+            .expect("the raw lane mints a ticket");
+        let bob = crate::inspect::minted_ticket(Knobs::default()).expect("bob's ticket");
+        assert_ne!(tid(raw), tid(&bob), "two flows, two ticket ids");
     }
 
     #[test]
