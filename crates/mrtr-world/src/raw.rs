@@ -305,7 +305,11 @@ mod tests {
         let raw = lane
             .lines
             .iter()
-            .find_map(|l| l.json.pointer("/result/requestState").and_then(Value::as_str))
+            .find_map(|l| {
+                l.json
+                    .pointer("/result/requestState")
+                    .and_then(Value::as_str)
+            })
             .expect("the raw lane mints a ticket");
         let bob = crate::inspect::minted_ticket(Knobs::default()).expect("bob's ticket");
         assert_ne!(tid(raw), tid(&bob), "two flows, two ticket ids");
