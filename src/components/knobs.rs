@@ -40,9 +40,17 @@ pub fn LaunderKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
 #[component]
 pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
     let prefix = widget.id();
+    // Folded until asked for, unless the page opens with B already broken (a deep link).
+    let broken = link.with_untracked(|l| {
+        let k = l.knobs;
+        let d = mrtr_world::Knobs::default();
+        k.policy_b != d.policy_b || k.b_key_differs || k.seal != d.seal
+    });
     view! {
+        <details class="fold knobs-fold" open=broken data-testid=format!("{prefix}-knobs-fold")>
+        <summary>"Break it: replica B's settings"</summary>
         <fieldset class="knobs" data-testid=format!("{prefix}-knobs")>
-            <legend>"Break it: replica B's settings"</legend>
+            <legend class="sr-only">"Replica B's settings"</legend>
             <div class="knob-row">
                 <span class="knob-label">"Checks B runs:"</span>
                 {switchable().map(|c| view! {
@@ -77,22 +85,18 @@ pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
                 })>"Reset the servers"</button>
             </div>
         </fieldset>
+        </details>
     }
 }
 
-/// The clock's knobs: ticket lifetime and single use, and where its memory lives.
+/// The clock's knobs: single use, and where its memory lives (the lifetime is the clock's
+/// own handle).
 #[component]
 pub fn ClockKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
     view! {
         <fieldset class="knobs" data-testid="clock-knobs">
-            <legend>"Time and single use"</legend>
+            <legend>"Single use"</legend>
             <div class="knob-row">
-                <label class="ttl">"Ticket lifetime (TTL) "
-                    <input type="range" min="10" max="600" step="5" data-testid="ttl"
-                        prop:value=move || link.with(|l| l.knobs.ttl_s.to_string())
-                        on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<u64>() { set(link, widget, |l| l.knobs.ttl_s = t.clamp(1, 3600)); } }/>
-                    <output>{move || format!("{} s", link.with(|l| l.knobs.ttl_s))}</output>
-                </label>
                 <label class="toggle">
                     <input type="checkbox" data-testid="single-use" prop:checked=move || link.with(|l| l.knobs.single_use)
                         on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.single_use = on); }/>

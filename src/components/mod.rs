@@ -3,6 +3,7 @@
 
 pub mod audit;
 mod check_list;
+pub mod clock;
 pub mod code;
 pub mod embed_docs;
 pub mod inspector;

@@ -3,16 +3,9 @@ use mrtr_core::checks::{Check, Status};
 use mrtr_world::checks::{reason, shown, CheckWords, StatusWords};
 use mrtr_world::timeline::{timeline, Row};
 
+use super::clock::Clock;
 use super::knobs::ClockKnobs;
-use crate::state::link::{Link, Widget, MAX_TIME_S};
-
-// Whole SVG units: integers keep the float formatter out of the wasm.
-const AXIS_W: u64 = 640;
-const AXIS_PAD: u64 = 20;
-
-fn x_of(t: u64, max: u64) -> u64 {
-    AXIS_PAD + t.min(max) * (AXIS_W - 2 * AXIS_PAD) / max.max(1)
-}
+use crate::state::link::{Link, Widget};
 
 fn cell(row: &Row, check: Check) -> (&'static str, &'static str, String) {
     match row.verdict.status(check) {
@@ -30,35 +23,10 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
     let table = Memo::new(move |_| timeline(knobs.get(), times.get()));
     let single = Memo::new(move |_| knobs.get().single_use);
     let checks = move || shown(single.get()).collect::<Vec<Check>>();
-    let axis_max = Memo::new(move |_| {
-        times
-            .get()
-            .into_iter()
-            .chain([knobs.get().ttl_s, 400])
-            .max()
-            .unwrap_or(400)
-    });
     view! {
         <div class="timeline-body">
             <ClockKnobs link=link widget=Widget::Timeline/>
-            <svg class="axis" viewBox=format!("0 0 {AXIS_W} 70") role="img" aria-label="Clock: when each retry is sent, and when the ticket expires">
-                <line class="axis-line" x1=AXIS_PAD y1="40" x2=AXIS_W - AXIS_PAD y2="40"/>
-                {move || {
-                    let max = axis_max.get();
-                    let ttl = knobs.get().ttl_s;
-                    let x = x_of(ttl, max);
-                    view! {
-                        <rect class="valid" x=AXIS_PAD y="34" width=x.saturating_sub(AXIS_PAD) height="12"/>
-                        <line class="expiry" x1=x y1="14" x2=x y2="60"/>
-                        <text class="expiry-label" x=x y="10" text-anchor="start" dx="4">{format!("expires at {ttl} s")}</text>
-                        <text x=AXIS_PAD y="66" text-anchor="start">"0 s: minted"</text>
-                        <text x=AXIS_W - AXIS_PAD y="66" text-anchor="end">{format!("{max} s")}</text>
-                        {times.get().into_iter().enumerate().map(|(i, t)| view! {
-                            <g class="marker"><circle cx=x_of(t, max) cy=if i % 2 == 0 { "40" } else { "22" } r="9"/><text x=x_of(t, max) y=if i % 2 == 0 { "44" } else { "26" } text-anchor="middle">{(i + 1).to_string()}</text></g>
-                        }).collect_view()}
-                    }
-                }}
-            </svg>
+            <Clock link=link accepted=Signal::derive(move || table.with(|t| t.as_ref().map(|t| t.rows.iter().map(|r| r.outcome.completed()).collect()).unwrap_or_default()))/>
             <div class="table-wrap">
                 <table class="timeline-table" data-testid="timeline-table">
                     <caption class="sr-only">"Each retry, the checks replica B (or A) ran on it, and the answer"</caption>
@@ -78,17 +46,7 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                             view! {
                                 <tr data-row=i.to_string() class=if accepted { "row ok" } else { "row refused" }>
                                     <th scope="row">{format!("{}. {}", i + 1, row.kind.title())}</th>
-                                    <td class="when">
-                                        <input type="range" min="0" max=MAX_TIME_S step="1" aria-label=format!("Time of retry {}", i + 1)
-                                            data-testid=format!("time-{i}")
-                                            prop:value=row.at_s.to_string()
-                                            on:input=move |ev| {
-                                                if let Ok(t) = event_target_value(&ev).parse::<u64>() {
-                                                    link.update(|l| { l.times[i] = t.min(MAX_TIME_S); l.widget = Widget::Timeline; });
-                                                }
-                                            }/>
-                                        <output>{format!("t = {} s", row.at_s)}</output>
-                                    </td>
+                                    <td class="when"><output>{format!("t = {} s", row.at_s)}</output></td>
                                     <td class="request">
                                         <code>{format!("Bearer {} · id {}", row.bearer, row.id)}</code><br/>
                                         {row.sent.clone()}

@@ -2,6 +2,7 @@
 
 pub mod audit_report;
 pub mod checks_view;
+pub mod clock_axis;
 pub mod code;
 pub mod embed;
 pub mod highlight;

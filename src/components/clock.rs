@@ -1,0 +1,136 @@
+//! The timeline's clock: one lane per retry, its numbered marker the handle you drag (or move
+//! with the arrow keys), and the ticket's valid band whose end, the expiry, is a handle too.
+//! A retry past the axis's end waits at an arrow with its time written out.
+
+use leptos::ev::{KeyboardEvent, PointerEvent};
+use leptos::prelude::*;
+use mrtr_world::timeline::RowKind;
+use wasm_bindgen::JsCast;
+
+use crate::state::clock_axis::{key_move, place, scale_for, time_at, Place, TTL_MAX, TTL_MIN};
+use crate::state::link::{Link, Widget, MAX_TIME_S};
+
+/// What a drag moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handle {
+    Ttl,
+    Retry(usize),
+}
+
+fn set(link: RwSignal<Link>, h: Handle, t: u64) {
+    link.update(|l| {
+        match h {
+            Handle::Ttl => l.knobs.ttl_s = t.clamp(TTL_MIN, TTL_MAX),
+            Handle::Retry(i) => l.times[i] = t.min(MAX_TIME_S),
+        }
+        l.widget = Widget::Timeline;
+    });
+}
+
+fn left(p: Place) -> String {
+    match p {
+        Place::On(m) => format!("left: {}.{}%", m / 10, m % 10),
+        Place::Off => "left: 100%".to_owned(),
+    }
+}
+
+/// The pointer's x inside the track the event's lane belongs to.
+fn track_x(ev: &PointerEvent) -> Option<(f64, f64)> {
+    let lane = ev.current_target()?.dyn_into::<web_sys::Element>().ok()?;
+    let r = lane.get_bounding_client_rect();
+    Some((f64::from(ev.client_x()) - r.left(), r.width()))
+}
+
+#[component]
+pub fn Clock(link: RwSignal<Link>, accepted: Signal<Vec<bool>>) -> impl IntoView {
+    let ttl = Memo::new(move |_| link.with(|l| l.knobs.ttl_s));
+    // The axis keeps its scale while a handle is held, so the track does not slide under it.
+    let held = RwSignal::new(None::<(Handle, u64)>);
+    let scale = Memo::new(move |_| match held.get() {
+        Some((_, s)) => s,
+        None => scale_for(ttl.get()),
+    });
+    let value = move |h: Handle| match h {
+        Handle::Ttl => ttl.get(),
+        Handle::Retry(i) => link.with(|l| l.times[i]),
+    };
+    let down = move |h: Handle, ev: PointerEvent| {
+        ev.prevent_default();
+        let s = scale.get_untracked();
+        held.set(Some((h, s)));
+        if let Some(el) = ev
+            .current_target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        {
+            let _ = el.set_pointer_capture(ev.pointer_id());
+        }
+        if let Some((x, w)) = track_x(&ev) {
+            set(link, h, time_at(x, w, s));
+        }
+    };
+    let moved = move |ev: PointerEvent| {
+        if let Some((h, s)) = held.get_untracked() {
+            if let Some((x, w)) = track_x(&ev) {
+                set(link, h, time_at(x, w, s));
+            }
+        }
+    };
+    let up = move |_: PointerEvent| held.set(None);
+    let key = move |h: Handle, ev: KeyboardEvent| {
+        let (min, max) = match h {
+            Handle::Ttl => (TTL_MIN, TTL_MAX),
+            Handle::Retry(_) => (0, MAX_TIME_S),
+        };
+        if let Some(t) = key_move(&ev.key(), value(h), min, max) {
+            ev.prevent_default();
+            set(link, h, t);
+        }
+    };
+    let lane = move |h: Handle, label: String, test_id: String| {
+        let number = match h {
+            Handle::Ttl => String::new(),
+            Handle::Retry(i) => (i + 1).to_string(),
+        };
+        let (min, max) = match h {
+            Handle::Ttl => (TTL_MIN, TTL_MAX),
+            Handle::Retry(_) => (0, MAX_TIME_S),
+        };
+        let off = move || matches!(place(value(h), scale.get()), Place::Off);
+        view! {
+            <div class=match h { Handle::Ttl => "clock-lane ttl-lane", Handle::Retry(_) => "clock-lane" }
+                on:pointerdown=move |ev| down(h, ev) on:pointermove=moved on:pointerup=up on:pointercancel=up>
+                <div class=move || if off() { "handle off" } else { "handle" } style=move || left(place(value(h), scale.get()))
+                    role="slider" tabindex="0" aria-label=label aria-valuemin=min aria-valuemax=max
+                    aria-valuenow=move || value(h).to_string()
+                    aria-valuetext=move || format!("t = {} s", value(h))
+                    data-testid=test_id on:keydown=move |ev| key(h, ev)>
+                    {match h {
+                        Handle::Ttl => view! { <span class="handle-text">{move || format!("expires at {} s", ttl.get())}</span> }.into_any(),
+                        Handle::Retry(i) => view! {
+                            <span class=move || if accepted.with(|a| a.get(i).copied().unwrap_or(false)) { "dot ok" } else { "dot refused" }>{number.clone()}</span>
+                            <span class="handle-text">{move || if off() { format!("t = {} s →", value(h)) } else { format!("{} s", value(h)) }}</span>
+                        }.into_any(),
+                    }}
+                </div>
+            </div>
+        }
+    };
+    view! {
+        <div class="clock" data-testid="clock">
+            <p class="hint">"Green: accepted; red: refused. Keys: arrows move a marker 1 s, Page Up and Page Down 10 s."</p>
+            <div class="clock-tracks">
+            <div class="clock-inner" style=move || format!("--ttl: {}", match place(ttl.get(), scale.get()) { Place::On(m) => format!("{}.{}%", m / 10, m % 10), Place::Off => "100%".into() })>
+                <div class="valid-band" aria-hidden="true"></div>
+                {lane(Handle::Ttl, "Ticket lifetime (TTL), in seconds".into(), "ttl".into())}
+                {RowKind::ALL.into_iter().enumerate().map(|(i, kind)| {
+                    lane(Handle::Retry(i), format!("Time of retry {}: {}", i + 1, kind.title()), format!("time-{i}"))
+                }).collect_view()}
+                <div class="clock-scale" aria-hidden="true">
+                    <span>"0 s: minted"</span>
+                    <span>{move || format!("{} s", scale.get())}</span>
+                </div>
+            </div>
+            </div>
+        </div>
+    }
+}
