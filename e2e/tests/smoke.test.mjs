@@ -15,6 +15,10 @@ for (const colorScheme of ['light', 'dark']) {
     assert.equal(await page.getByTestId('title').textContent(), 'MRTR Lab');
     assert.equal(await page.getByTestId('roundtrip').getByTestId('verdict').textContent(), 'Replica B: Accepted');
     assert.match(await page.getByTestId('transcript').textContent(), /deployed to staging/);
+    // Folded, the ticket reads as what it says; whole, it is the bytes the client sends back.
+    assert.match(await page.getByTestId('transcript').textContent(), /"requestState": ticket: sub bob · env staging · exp t\+120 s/);
+    assert.match(await page.getByTestId('transcript').textContent(), /"_meta": \{ … 3 fields \}/);
+    await page.getByTestId('whole-messages').click();
     assert.match(await page.getByTestId('transcript').textContent(), /"requestState": "v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}"/);
     assert.equal(await page.locator('#fatal-error').count(), 0);
     assert.deepEqual(problems, []);

@@ -11,6 +11,23 @@ pub struct Token {
     /// The key this token names, when the page explains it.
     pub field: Option<&'static str>,
     pub change: Option<Change>,
+    /// Stands for folded content.
+    pub folded: Option<Folded>,
+}
+
+/// What a folded token stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Folded {
+    /// An object read on demand: the `_meta` envelope, a form's schema.
+    Object,
+    /// A ticket, shown as what it says.
+    Ticket,
+}
+
+/// What a folded message hides: `_meta` (the envelope) and a form's `requestedSchema`, and
+/// each ticket string, shown as what anyone holding it reads.
+pub struct Folding<'a> {
+    pub ticket_face: &'a dyn Fn(&str) -> String,
 }
 
 /// What each explained field means, in the lab's words.
@@ -79,7 +96,12 @@ pub fn one_line(msg: &Value) -> String {
             .and_then(Value::as_str)
             .map(|n| format!(" {n}"))
             .unwrap_or_default();
-        return format!("request {m}{target}{id}");
+        let what = if msg.get("id").is_some() {
+            "request"
+        } else {
+            "notification"
+        };
+        return format!("{what} {m}{target}{id}");
     }
     if let Some(e) = msg.get("error") {
         let code = e.get("code").map(Value::to_string).unwrap_or_default();
@@ -97,14 +119,22 @@ pub fn one_line(msg: &Value) -> String {
 /// under `params`) that differ from the call.
 pub fn tokens(value: &Value, changes: &[FieldChange]) -> Vec<Token> {
     let mut out = Vec::new();
-    write(value, 0, "", changes, &mut out);
+    write(value, 0, "", changes, None, &mut out);
+    out
+}
+
+/// The same tokens with the envelope folded and each ticket shown as a chip: a message read
+/// for what it says, not byte by byte.
+pub fn folded_tokens(value: &Value, changes: &[FieldChange], f: &Folding) -> Vec<Token> {
+    let mut out = Vec::new();
+    write(value, 0, "", changes, Some(f), &mut out);
     out
 }
 
 fn plain(out: &mut Vec<Token>, text: impl Into<String>) {
     let text = text.into();
     if let Some(last) = out.last_mut() {
-        if last.field.is_none() && last.change.is_none() {
+        if last.field.is_none() && last.change.is_none() && last.folded.is_none() {
             last.text.push_str(&text);
             return;
         }
@@ -113,11 +143,39 @@ fn plain(out: &mut Vec<Token>, text: impl Into<String>) {
         text,
         field: None,
         change: None,
+        folded: None,
     });
 }
 
-fn write(v: &Value, depth: usize, path: &str, changes: &[FieldChange], out: &mut Vec<Token>) {
+fn write(
+    v: &Value,
+    depth: usize,
+    path: &str,
+    changes: &[FieldChange],
+    fold: Option<&Folding>,
+    out: &mut Vec<Token>,
+) {
     let pad = |d: usize| "  ".repeat(d);
+    let key = path.rsplit('.').next().unwrap_or(path);
+    match (fold, v) {
+        (Some(_), Value::Object(m)) if key == "_meta" || key == "requestedSchema" => {
+            return out.push(Token {
+                text: format!("{{ … {} fields }}", m.len()),
+                field: None,
+                change: None,
+                folded: Some(Folded::Object),
+            });
+        }
+        (Some(f), Value::String(t)) if key == "requestState" => {
+            return out.push(Token {
+                text: format!("ticket: {}", (f.ticket_face)(t)),
+                field: None,
+                change: None,
+                folded: Some(Folded::Ticket),
+            });
+        }
+        _ => {}
+    }
     match v {
         Value::Object(m) if !m.is_empty() => {
             plain(out, "{\n");
@@ -136,9 +194,10 @@ fn write(v: &Value, depth: usize, path: &str, changes: &[FieldChange], out: &mut
                     text: serde_json::to_string(k).unwrap_or_default(),
                     field: explain_at(&child_path, k).map(|(id, _)| id),
                     change,
+                    folded: None,
                 });
                 plain(out, ": ");
-                write(child, depth + 1, &child_path, changes, out);
+                write(child, depth + 1, &child_path, changes, fold, out);
                 plain(out, if i + 1 < m.len() { ",\n" } else { "\n" });
             }
             plain(out, format!("{}}}", pad(depth)));
@@ -147,7 +206,7 @@ fn write(v: &Value, depth: usize, path: &str, changes: &[FieldChange], out: &mut
             plain(out, "[\n");
             for (i, child) in a.iter().enumerate() {
                 plain(out, pad(depth + 1));
-                write(child, depth + 1, path, changes, out);
+                write(child, depth + 1, path, changes, fold, out);
                 plain(out, if i + 1 < a.len() { ",\n" } else { "\n" });
             }
             plain(out, format!("{}]", pad(depth)));
@@ -182,6 +241,10 @@ mod tests {
         assert_eq!(
             one_line(&json!({"id": 3, "result": {"resultType": "input_required"}})),
             "result, input_required (id 3)"
+        );
+        assert_eq!(
+            one_line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+            "notification notifications/initialized"
         );
         assert_eq!(one_line(&json!([1])), "not a JSON-RPC message");
     }

@@ -62,6 +62,9 @@ pub struct Frame {
     pub checks: Vec<CheckRow>,
     /// Replica A works on bob's call (it holds it only until it answers).
     pub a_working: bool,
+    /// The question as the host shows it to the user (its text, and its button), at the step
+    /// where the host asks.
+    pub prompt: Option<(String, String)>,
 }
 
 /// The ticket drawn as a token, with its readable face.
@@ -96,6 +99,36 @@ impl Frame {
     }
 }
 
+/// What anyone holding a ticket reads on it, times in seconds after `iat` (the minting).
+pub fn face(ticket: &str, iat: u64) -> String {
+    match mrtr_core::ticket::read_unverified(ticket) {
+        Ok(c) => format!(
+            "sub {} · env {} · exp t+{} s",
+            c.sub.as_deref().unwrap_or("none"),
+            c.state.get("env").and_then(|e| e.as_str()).unwrap_or("?"),
+            c.exp.saturating_sub(iat)
+        ),
+        Err(_) => "sealed: only the key opens it".to_owned(),
+    }
+}
+
+/// The first elicitation among `inputRequests`, as a host draws it: its message, and the
+/// title of the field it asks for as the button.
+fn host_prompt(requests: &serde_json::Value) -> Option<(String, String)> {
+    let params = requests
+        .as_object()?
+        .values()
+        .find_map(|r| r.get("params"))?;
+    let message = params.get("message")?.as_str()?.to_owned();
+    let button = params
+        .pointer("/requestedSchema/properties")
+        .and_then(|p| p.as_object())
+        .and_then(|p| p.values().find_map(|f| f.get("title")?.as_str()))
+        .unwrap_or("OK")
+        .to_owned();
+    Some((message, button))
+}
+
 pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> Frame {
     let Some(step) = t.steps.get(p.step) else {
         return Frame {
@@ -107,6 +140,7 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
             ticket: None,
             checks: vec![],
             a_working: false,
+            prompt: None,
         };
     };
     let events = &t.events[step.events.clone()];
@@ -188,6 +222,20 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
                 }
             )
         });
+    let prompt = events.iter().find_map(|e| match &e.kind {
+        EventKind::Sent {
+            kind: MessageKind::Question,
+            json,
+            ..
+        } => host_prompt(json),
+        _ => None,
+    });
+    // At rest on the host's step, the prompt it draws stands for the message.
+    let message = if prompt.is_some() && moving.is_none() {
+        None
+    } else {
+        message
+    };
     let ticket = ticket_chip(t, step, moving, layout);
     // The client holds it between calls: from the answer that brings it to the retry.
     let holds_ticket = ticket
@@ -202,6 +250,7 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
         holds_ticket,
         checks,
         a_working,
+        prompt,
     }
 }
 
@@ -248,15 +297,7 @@ fn ticket_chip(
         _ => None,
     });
     let shown = edited.map(String::as_str).unwrap_or(ticket);
-    let face = match mrtr_core::ticket::read_unverified(shown) {
-        Ok(c) => format!(
-            "sub {} · env {} · exp t+{} s",
-            c.sub.as_deref().unwrap_or("none"),
-            c.state.get("env").and_then(|e| e.as_str()).unwrap_or("?"),
-            c.exp.saturating_sub(claims.iat)
-        ),
-        Err(_) => "sealed: only the key opens it".to_owned(),
-    };
+    let face = face(shown, claims.iat);
     let edited = edited.and_then(|after| {
         let c = mrtr_core::ticket::read_unverified(after).ok()?;
         Some(format!("env {}", c.state.get("env")?.as_str()?))
@@ -381,5 +422,27 @@ mod tests {
         assert!(edited.face.contains("env prod"));
         assert_eq!(at(&t, 2, None).ticket.unwrap().edited, None);
         assert_eq!(symbols(&at(&t, 5, None)), "✗––––");
+    }
+
+    #[test]
+    fn the_host_shows_the_question_at_its_step_only() {
+        let t = round_trip(Knobs::default(), Ending::Honest);
+        let prompts: Vec<Option<(String, String)>> = (0..t.steps.len())
+            .map(|s| {
+                frame(
+                    &t,
+                    &Playback::at(s, t.steps.len(), 1.0),
+                    false,
+                    Layout::Tall,
+                )
+                .prompt
+            })
+            .collect();
+        let asked = (
+            "Deploy release 2026.11.30-2 to staging?".to_owned(),
+            "Confirm".to_owned(),
+        );
+        assert_eq!(prompts[2], Some(asked));
+        assert_eq!(prompts.iter().flatten().count(), 1);
     }
 }

@@ -4,7 +4,7 @@
 use mrtr_world::diff::retry_changes;
 use mrtr_world::{Actor, EventKind, MessageKind, Trace};
 
-use super::json_view::{explain, tokens, Token};
+use super::json_view::{explain, folded_tokens, tokens, Folding, Token};
 
 /// One message on the client's wire.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,6 +16,8 @@ pub struct Line {
     pub kind: MessageKind,
     pub step: usize,
     pub tokens: Vec<Token>,
+    /// The message read for what it says: the envelope folded, the ticket as a chip.
+    pub folded: Vec<Token>,
 }
 
 pub fn lines(t: &Trace, upto: usize) -> Vec<Line> {
@@ -28,6 +30,13 @@ pub fn lines(t: &Trace, upto: usize) -> Vec<Line> {
         } => Some(json.clone()),
         _ => None,
     });
+    let face = |ticket: &str| {
+        let iat = mrtr_core::ticket::read_unverified(ticket)
+            .map(|c| c.iat)
+            .unwrap_or(0);
+        super::stage::face(ticket, iat)
+    };
+    let folding = Folding { ticket_face: &face };
     let mut out = Vec::new();
     for (si, step) in t.steps.iter().enumerate().take(upto + 1) {
         for e in &t.events[step.events.clone()] {
@@ -61,6 +70,7 @@ pub fn lines(t: &Trace, upto: usize) -> Vec<Line> {
                 kind: *kind,
                 step: si,
                 tokens: tokens(json, &changes),
+                folded: folded_tokens(json, &changes, &folding),
             });
         }
     }
@@ -154,6 +164,27 @@ mod tests {
             ]
         );
         assert_eq!(lines(&t, 0).len(), 1);
+        // Folded, the retry reads as what changed: the envelope one line, the ticket a chip.
+        let folded = text(&ls[2].folded);
+        assert!(
+            folded.contains("\"_meta\": { … 3 fields },\n    \"name\""),
+            "{folded}"
+        );
+        assert!(folded.contains("\"requestState\": ticket: sub bob · env staging · exp t+120 s"));
+        assert!(!folded.contains("v1."));
+        let asked = text(&ls[1].folded);
+        assert!(asked.contains("\"requestState\": ticket: sub bob · env staging · exp t+120 s\n"));
+        assert!(
+            asked.contains("\"requestedSchema\": { … 3 fields }"),
+            "{asked}"
+        );
+        let marked: Vec<&str> = ls[2]
+            .folded
+            .iter()
+            .filter(|t| t.change.is_some())
+            .map(|t| t.text.as_str())
+            .collect();
+        assert_eq!(marked, ["\"id\"", "\"inputResponses\"", "\"requestState\""]);
     }
 
     #[test]

@@ -69,6 +69,15 @@ impl Layout {
         }
     }
 
+    /// The host's prompt, as the user sees it, beside the user's node: top-left corner,
+    /// width and height.
+    pub fn prompt_box(self) -> (f64, f64, f64, f64) {
+        match self {
+            Layout::Wide => (8.0, 14.0, 320.0, 88.0),
+            Layout::Tall => (20.0, 80.0, 320.0, 66.0),
+        }
+    }
+
     /// Where a message travelling `from` → `to` is at `progress`.
     pub fn message_point(self, from: Actor, to: Actor, progress: f64) -> (f64, f64) {
         let (x0, y0) = self.position(from);

@@ -82,6 +82,18 @@ pub fn Diagram(layout: Layout, frame: Memo<Frame>) -> impl IntoView {
                     </text>
                 </For>
             </g>
+            {move || frame.with(|f| f.prompt.clone()).map(|(message, button)| {
+                let (x, y, w, h) = layout.prompt_box();
+                view! {
+                    <g class="host-prompt" data-testid="host-prompt">
+                        <rect class="prompt-frame" x=px(x) y=px(y) width=px(w) height=px(h) rx="8"/>
+                        <text class="prompt-title" x=px(x + 12.0) y=px(y + 18.0)>"What bob sees"</text>
+                        <text class="prompt-text" x=px(x + 12.0) y=px(y + 38.0)>{message}</text>
+                        <rect class="prompt-button" x=px(x + w - 92.0) y=px(y + h - 30.0) width="80" height="22" rx="5"/>
+                        <text class="prompt-button-text" x=px(x + w - 52.0) y=px(y + h - 14.0) text-anchor="middle">{button}</text>
+                    </g>
+                }
+            })}
             {move || frame.with(|f| f.message.clone()).map(|(x, y, kind, label)| view! {
                 <g class=kind_class(kind) data-testid="message">
                     <circle cx=px(x) cy=px(y - 34.0) r="9"/>

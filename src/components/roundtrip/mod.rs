@@ -22,7 +22,7 @@ pub use diagram::ACTORS;
 use transcript::Transcript;
 
 /// The CSS breakpoint of the tall diagram. Only the diagram it selects is drawn.
-const NARROW: &str = "(max-width: 600px)";
+pub const NARROW: &str = "(max-width: 600px)";
 /// Longest step of time passed on: a hidden tab or a long pause does not jump ahead.
 const MAX_FRAME_MS: f64 = 100.0;
 

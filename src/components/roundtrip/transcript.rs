@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use mrtr_world::diff::Change;
 
-use crate::state::json_view::{explain, text, Token};
+use crate::state::json_view::{explain, text, Folded, Token};
 use crate::state::transcript::{explain_by_id, quiet_step, title, Line, GLOSSARY};
 
 #[component]
@@ -34,18 +34,25 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
             });
         }
     });
+    // Folded until asked for: each message reads for what it says.
+    let whole = RwSignal::new(false);
     view! {
         <div class="transcript" data-testid="transcript">
-            <h3>"On the wire"</h3>
+            <div class="transcript-head">
+                <h3>"On the wire"</h3>
+                <button type="button" class="small-toggle" data-testid="whole-messages" aria-pressed=move || whole.get().to_string()
+                    on:click=move |_| whole.update(|w| *w = !*w)>"Whole messages"</button>
+            </div>
             <p class="hint">"Underlined keys explain themselves on hover or focus. In the retry, "
-                <span class="legend changed">"changed"</span>" and "<span class="legend added">"added"</span>" fields are marked."</p>
+                <span class="legend changed">"changed"</span>" and "<span class="legend added">"added"</span>" fields are marked. "
+                <span class="legend folded">"{ … }"</span>" folds detail; the ticket shows what it says."</p>
             <ul class="sr-only">
                 {GLOSSARY.into_iter().filter_map(explain).map(|(id, text)| view! { <li id=format!("tip-{id}")>{text}</li> }).collect_view()}
             </ul>
             <ol class="messages" node_ref=list>
                 // Keyed by content: a line the next trace shares stays, focus and all.
                 <For each=move || lines.get() key=|l| (l.id, text(&l.tokens)) let:l>
-                    <Message line=l step=step/>
+                    <Message line=l step=step whole=whole/>
                 </For>
                 // Last, so nothing above it moves when it comes and goes.
                 {move || lines.with(|l| quiet_step(l, step.get())).map(|q| view! { <li class="quiet-step" data-testid="quiet-step">{q}</li> })}
@@ -55,13 +62,14 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
 }
 
 #[component]
-fn Message(line: Line, step: Signal<usize>) -> impl IntoView {
+fn Message(line: Line, step: Signal<usize>, whole: RwSignal<bool>) -> impl IntoView {
     let own = line.step;
+    let Line { tokens, folded, .. } = line.clone();
     view! {
         <li class=move || if step.get() == own { "message current" } else { "message" } data-kind=line.kind.id()>
             <p class="message-title">{title(&line)}</p>
             {line.header.clone().map(|h| view! { <p class="http-header" title="Who is calling: the principal, on HTTP"><code>{h}</code></p> })}
-            <pre class="json">{line.tokens.into_iter().map(token).collect_view()}</pre>
+            <pre class="json">{move || if whole.get() { tokens.clone() } else { folded.clone() }.into_iter().map(token).collect_view()}</pre>
         </li>
     }
 }
@@ -73,6 +81,15 @@ fn token(t: Token) -> AnyView {
         Some(Change::Removed) => " removed",
         _ => "",
     };
+    match t.folded {
+        Some(Folded::Ticket) => {
+            return view! { <span class="fold-chip ticket">{t.text}</span> }.into_any()
+        }
+        Some(Folded::Object) => {
+            return view! { <span class="fold-chip">{t.text}</span> }.into_any()
+        }
+        None => {}
+    }
     match t.field.and_then(|f| explain_by_id(f).map(|tip| (f, tip))) {
         // The explanation is drawn from data-tip by CSS, so it never joins the JSON's text
         // (copying stays clean); screen readers get it through aria-describedby.
