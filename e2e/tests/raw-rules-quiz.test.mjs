@@ -19,6 +19,11 @@ test('run it raw: both eras side by side, and breaking the ticket', async () => 
   assert.match(await lane('legacy', 'ask'), /<-- .*"method":"elicitation\/create"/);
   assert.match(await lane('legacy', 'finish'), /deployed to prod/);
   // Break it: one character changed → -32602; with the signature check removed → accepted.
+  // Each line folds to what it is; the bytes open on demand, all at once with Whole lines.
+  assert.equal(await page.locator('.lane.modern[data-phase=open] details.line').first().getAttribute('open'), null);
+  await page.getByTestId('raw-whole').click();
+  assert.equal(await page.locator('.lane.modern[data-phase=open] details.line').first().getAttribute('open'), '');
+  await page.getByTestId('raw-knobs-fold').locator('summary').click();
   await page.getByTestId('raw-change').check();
   assert.match(await lane('modern', 'finish'), /-32602/);
   await page.getByTestId('raw-nosig').check();

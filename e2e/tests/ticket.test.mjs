@@ -15,8 +15,10 @@ test('inspector: any edit of the ticket is refused at the signature, and time ma
   assert.match(await verdictOf(page), /^Accepted/);
   assert.match(await page.getByTestId('claims').textContent(), /"bob"/);
 
-  // Change one character by typing in the field.
+  // Change one character by typing in the field (folded until asked for).
   const input = page.getByTestId('ticket-input');
+  assert.equal(await input.isVisible(), false);
+  await page.getByTestId('ticket-text-fold').locator('summary').click();
   const ticket = await input.inputValue();
   const i = 30;
   await input.fill(ticket.slice(0, i) + (ticket[i] === 'A' ? 'B' : 'A') + ticket.slice(i + 1));
@@ -76,6 +78,9 @@ test('inspector: editing a decoded field re-encodes the payload, marks what chan
 test('inspector: turning off B\'s signature check lets the edited ticket deploy to prod', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=ticket' });
   await waitForApp(page);
+  // B's settings are folded until asked for.
+  assert.equal(await page.getByTestId('ticket-knobs').isVisible(), false);
+  await page.getByTestId('ticket-knobs-fold').locator('summary').click();
   await page.getByTestId('ticket-knobs').locator('input[data-check=signature]').uncheck();
   await page.getByTestId('edit-prod').click();
   assert.match(await verdictOf(page), /deployed to prod/);
@@ -96,13 +101,38 @@ test('timeline: the lesson\'s table, and the clock moves rows', async () => {
   for (let i = 0; i < 6; i++) symbols.push(await row(i));
   assert.deepEqual(symbols, ['✓✓✓✓✓', '✗––––', '✓✗–––', '✓✓✗––', '✓✓✓✗–', '✓✓✓✓✓']);
   assert.match(await page.getByTestId('answer-0').textContent(), /Accepted: deployed to staging/);
-  // Drag the honest retry past the expiry with the keyboard.
+  // Move the honest retry past the expiry with the keyboard: it leaves the scale for an arrow.
   await page.getByTestId('time-0').focus();
   await page.keyboard.press('End');
   assert.equal(await row(0), '✓✓✗––');
+  assert.equal(await page.getByTestId('time-0').getAttribute('aria-valuenow'), '600');
+  assert.match(await page.getByTestId('time-0').textContent(), /t = 600 s →/);
+  await page.keyboard.press('Home');
+  assert.equal(await row(0), '✓✓✓✓✓');
+  // Drag with the pointer: the late retry's marker, from its arrow back to mid-axis (90 s of
+  // the 180 s the axis shows for a 120 s ticket), and it is accepted.
+  assert.match(await page.getByTestId('time-3').getAttribute('class'), /\boff\b/);
+  const lane = await page.getByTestId('time-3').locator('..').boundingBox();
+  const handle = await page.getByTestId('time-3').locator('.dot').boundingBox();
+  await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(lane.x + lane.width * 0.6, lane.y + lane.height / 2, { steps: 4 });
+  await page.mouse.move(lane.x + lane.width / 2, lane.y + lane.height / 2, { steps: 4 });
+  await page.mouse.up();
+  assert.equal(await page.getByTestId('time-3').getAttribute('aria-valuenow'), '90');
+  assert.equal(await row(3), '✓✓✓✓✓');
+  // The expiry is the valid band's end: drag it left of retry 3 (20 s) and row 3 is late.
+  const ttl = await page.getByTestId('ttl').boundingBox();
+  await page.mouse.move(ttl.x + 3, ttl.y + ttl.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(lane.x + lane.width * 0.08, ttl.y + ttl.height / 2, { steps: 4 });
+  await page.mouse.up();
+  assert.equal(await page.getByTestId('ttl').getAttribute('aria-valuenow'), '14');
+  assert.equal(await row(5), '✓✓✗––');
+  await page.getByTestId('ttl').focus();
+  await page.keyboard.press('End');
   // Single use: the repeat is refused by a sixth check...
   await page.getByTestId('single-use').check();
-  await page.getByTestId('time-0').fill('8');
   assert.equal(await row(5), '✓✓✓✓✓✗');
   // ...unless each replica keeps its own memory.
   await page.getByTestId('per-replica').check();

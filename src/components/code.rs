@@ -2,13 +2,15 @@
 //! run at the round trip's current step marked, and what each SDK leaves to its author.
 
 use leptos::prelude::*;
+
+use super::roundtrip::NARROW;
 use mrtr_core::checks::Check;
 use mrtr_world::checks::CheckWords;
 
 use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, Phase};
 use crate::state::highlight::lines;
 use crate::state::link::{Link, Widget};
-use crate::state::sdk_table::{guard_name, table, variants};
+use crate::state::sdk_table::{guard_name, table, variants, Cell};
 use crate::state::stage::trace_of;
 
 fn tab_id(l: Lang) -> String {
@@ -172,6 +174,10 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
             .collect_view()
     };
 
+    // Read once: a listing folded or not stays so while the reader is on the page.
+    let phone = web_sys::window()
+        .and_then(|w| w.match_media(NARROW).ok().flatten())
+        .is_some_and(|m| m.matches());
     let listings_view = move || {
         let l = lang.get();
         let all = listings(l);
@@ -181,8 +187,9 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
             .map(|(i, listing)| {
                 let where_ = format!(", lines {}–{}: {}", listing.first_line, listing.last_line(), listing.caption);
                 let path = listing.path;
-                if i > 0 && count > 1 {
-                    // The core's checks: long, so folded; the summary says when lines in it
+                if (i > 0 && count > 1) || phone {
+                    // The core's checks: long, so folded (on a phone every listing is, as the
+                    // notes above quote the lines that run); the summary says when lines in it
                     // are marked (opening it on its own would move the page under the reader).
                     let marked = move || {
                         let n = shown.with(|m| m.iter().filter(|m| m.listing == i).count());
@@ -210,6 +217,14 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
         match table(l) {
             Some(rows) => {
                 let columns = variants(l);
+                let left = rows
+                    .iter()
+                    .filter(|e| e.verdicts.first().is_some_and(|v| v.cell == Cell::YouAdd))
+                    .count();
+                let tested = rows
+                    .iter()
+                    .filter(|e| e.verdicts.first().is_some_and(|v| v.cell != Cell::NotTested))
+                    .count();
                 let rows = rows
                     .into_iter()
                     .map(|e| {
@@ -245,12 +260,16 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
                     .iter()
                     .map(|c| view! { <th scope="col">{c.heading}<span class="evidence">{c.path.rsplit('/').next().unwrap_or(c.path)}</span></th> })
                     .collect_view();
+                // Folded to its count: the table is evidence, read on demand.
                 view! {
-                    <table class="sdk-table" data-testid="sdk-table">
-                        <caption>{format!("What the {} does for you, and what it leaves to you: mrtr-audit's verdicts on these servers in make interop", l.label())}</caption>
-                        <thead><tr><th scope="col">"Protection"</th>{heads}<th scope="col">"If the example leaves it to you"</th></tr></thead>
-                        <tbody>{rows}</tbody>
-                    </table>
+                    <details class="fold json-fold sdk-fold" data-testid="sdk-fold">
+                        <summary>{format!("What the {} does for you: in its example, mrtr-audit finds {left} of the {tested} protections it tested left to you", l.label())}</summary>
+                        <table class="sdk-table" data-testid="sdk-table">
+                            <caption>"mrtr-audit's verdicts on these servers in make interop"</caption>
+                            <thead><tr><th scope="col">"Protection"</th>{heads}<th scope="col">"If the example leaves it to you"</th></tr></thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                    </details>
                 }
                 .into_any()
             }

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::knobs::ServerKnobs;
 use super::CheckList;
+use crate::state::json_view::one_line;
 use crate::state::link::{Link, Widget, MAX_TIME_S};
 
 /// A run of the ticket's characters that share a part and a field.
@@ -119,10 +120,14 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                     </p>
                 }
             })}
-            <label class="block-label" for="ticket-text">"The requestState bob's client sends back"</label>
-            <textarea id="ticket-text" class="ticket-input" rows="5" spellcheck="false" autocomplete="off" data-testid="ticket-input"
-                prop:value=move || text.get()
-                on:input=move |ev| set_ticket(Some(event_target_value(&ev)))></textarea>
+            // The bytes themselves are for experts: folded, unless the link brought a ticket.
+            <details class="fold json-fold" open=link.with_untracked(|l| l.ticket.is_some()) data-testid="ticket-text-fold">
+                <summary>"Edit the requestState itself, character by character"</summary>
+                <label class="block-label" for="ticket-text">"The requestState bob's client sends back"</label>
+                <textarea id="ticket-text" class="ticket-input" rows="5" spellcheck="false" autocomplete="off" data-testid="ticket-input"
+                    prop:value=move || text.get()
+                    on:input=move |ev| set_ticket(Some(event_target_value(&ev)))></textarea>
+            </details>
             <div class="button-row">
                 <button type="button" on:click=move |_| set_ticket(None)>"Reset to bob's ticket"</button>
                 <button type="button" data-testid="edit-prod" on:click=move |_| set_ticket(Some(tamper(&bobs.get()).0))>"Edit it: staging → prod"</button>
@@ -139,7 +144,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                 view! {
                     <fieldset class="edit-claims" data-testid="edit-claims">
                         <legend>"Edit what you can read"</legend>
-                        <p class="hint">"Change a decoded field: the payload is re-encoded, the changed characters are marked above, and the signature stays the one A made for the old payload."</p>
+                        <p class="hint">"Change a field: the payload is re-encoded (the changed characters are marked under Its parts), and the signature is still the one A made for the old payload."</p>
                         <label>"state.env "<input type="text" data-claim="env" prop:value=text_of("/state/env")
                             on:change=move |ev| edit("/state/env", Value::from(event_target_value(&ev)))/></label>
                         <label>"sub (the principal) "<input type="text" data-claim="sub" prop:value=text_of("/sub")
@@ -220,8 +225,11 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                     </div>
                     <div class="judgement">
                         <CheckList verdict=i.verdict.clone() by="Replica B"/>
-                        <h4>"What the client receives"</h4>
-                        <pre class="json small" tabindex="0" data-testid="ticket-response">{serde_json::to_string_pretty(&i.response).unwrap_or_default()}</pre>
+                        // Folded to one line: the verdict above already says how it ends.
+                        <details class="fold json-fold" data-testid="ticket-response-fold">
+                            <summary>"What the client receives: "<code>{one_line(&i.response)}</code></summary>
+                            <pre class="json small" tabindex="0" data-testid="ticket-response">{serde_json::to_string_pretty(&i.response).unwrap_or_default()}</pre>
+                        </details>
                         {i.detail.clone().map(|d| view! { <p class="log">"Replica B's log (never sent): "<code>{d}</code></p> })}
                     </div>
                 }

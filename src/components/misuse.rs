@@ -3,6 +3,7 @@ use mrtr_world::misuse::{play, Move, Upshot};
 
 use super::knobs::LaunderKnobs;
 use super::CheckList;
+use crate::state::json_view::one_line;
 use crate::state::link::{Link, Widget};
 
 /// bob holds a ticket for staging; the reader plays the client or a thief.
@@ -22,6 +23,66 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
         revealed.set(false);
     });
     let show = move || mv.get().is_some() && (!predict.get() || revealed.get());
+    // The result opens right under the chosen move (an accordion), so on a phone it is next to
+    // the move, not below all ten.
+    let result = move || {
+        view! {
+            <div class="move-result" data-testid="move-result">
+                <Show when=move || mv.get() == Some(Move::Launder)>
+                    <p class="note" data-testid="launder-note">{move || launder_note(knobs.get())}</p>
+                    <LaunderKnobs link=link widget=Widget::Misuse/>
+                </Show>
+                <Show when=move || predict.get() && mv.get().is_some() && !revealed.get()>
+                    <fieldset class="predict" data-testid="prediction">
+                        <legend>"What will replica B do?"</legend>
+                        {Upshot::CHOICES.into_iter().map(|u| view! {
+                            <label class="toggle">
+                                <input type="radio" name="misuse-guess" value=u.id() prop:checked=move || guess.get() == Some(u) on:change=move |_| guess.set(Some(u))/>
+                                {u.label()}
+                            </label>
+                        }).collect_view()}
+                        <button type="button" class="primary" data-testid="reveal" prop:disabled=move || guess.get().is_none() on:click=move |_| revealed.set(true)>"Reveal"</button>
+                    </fieldset>
+                </Show>
+                <Show when=show>
+                    {move || outcome.get().map(|o| {
+                        let truth = o.upshot();
+                        let right = guess.get().map(|g| g == truth);
+                        view! {
+                            {right.map(|r| view! {
+                                <p class=if r { "feedback ok" } else { "feedback refused" } role="status" data-testid="prediction-feedback">
+                                    {if r { "You called it." } else { "Not this time." }}
+                                    {format!(" The answer: {}.", truth.label())}
+                                </p>
+                            })}
+                            <ol class="attempts" data-testid="attempts">
+                                {o.attempts.into_iter().enumerate().map(|(n, a)| view! {
+                                    <li class="attempt">
+                                        <div class="attempt-col">
+                                            <h3>{format!("{}. The client sends", n + 1)}</h3>
+                                            <p>{a.what.clone()}</p>
+                                            <p><code>{format!("Authorization: Bearer {} · at t = {} s", a.bearer, a.at_s)}</code></p>
+                                            <details><summary>"The request, as sent"</summary><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.request).unwrap_or_default()}</pre></details>
+                                        </div>
+                                        <div class="attempt-col lights">
+                                            <h3>"Replica B checks"</h3>
+                                            <CheckList verdict=a.verdict.clone()/>
+                                        </div>
+                                        <div class="attempt-col">
+                                            <h3>"The server answers"</h3>
+                                            <p class="answer-words" data-testid="misuse-answer">{a.answer.clone()}</p>
+                                            <details class="json-fold"><summary>"As sent: "<code>{one_line(&a.response)}</code></summary><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.response).unwrap_or_default()}</pre></details>
+                                            {a.detail.clone().map(|d| view! { <p class="log">"B's log (never sent): "<code>{d}</code></p> })}
+                                        </div>
+                                    </li>
+                                }).collect_view()}
+                            </ol>
+                        }
+                    })}
+                </Show>
+            </div>
+        }
+    };
     view! {
         <div class="misuse-body">
             <label class="toggle">
@@ -36,63 +97,11 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                         <input type="radio" name="misuse-move" value=m.id() data-testid=format!("move-{}", m.id())
                             prop:checked=move || mv.get() == Some(m)
                             on:change=move |_| link.update(|l| { l.mv = Some(m); l.widget = Widget::Misuse; })/>
-                        <span class="move-label">{m.label()}</span>
-                        <span class="role">{m.role()}</span>
+                        <span class="move-text"><span class="move-label">{m.label()}</span>" "<span class="role">{m.role()}</span></span>
                     </label>
+                    <Show when=move || mv.get() == Some(m)>{result}</Show>
                 }).collect_view()}
             </fieldset>
-            <Show when=move || mv.get() == Some(Move::Launder)>
-                <p class="note" data-testid="launder-note">{move || launder_note(knobs.get())}</p>
-                <LaunderKnobs link=link widget=Widget::Misuse/>
-            </Show>
-            <Show when=move || predict.get() && mv.get().is_some() && !revealed.get()>
-                <fieldset class="predict" data-testid="prediction">
-                    <legend>"What will replica B do?"</legend>
-                    {Upshot::CHOICES.into_iter().map(|u| view! {
-                        <label class="toggle">
-                            <input type="radio" name="misuse-guess" value=u.id() prop:checked=move || guess.get() == Some(u) on:change=move |_| guess.set(Some(u))/>
-                            {u.label()}
-                        </label>
-                    }).collect_view()}
-                    <button type="button" class="primary" data-testid="reveal" prop:disabled=move || guess.get().is_none() on:click=move |_| revealed.set(true)>"Reveal"</button>
-                </fieldset>
-            </Show>
-            <Show when=show>
-                {move || outcome.get().map(|o| {
-                    let truth = o.upshot();
-                    let right = guess.get().map(|g| g == truth);
-                    view! {
-                        {right.map(|r| view! {
-                            <p class=if r { "feedback ok" } else { "feedback refused" } role="status" data-testid="prediction-feedback">
-                                {if r { "You called it." } else { "Not this time." }}
-                                {format!(" The answer: {}.", truth.label())}
-                            </p>
-                        })}
-                        <ol class="attempts" data-testid="attempts">
-                            {o.attempts.into_iter().enumerate().map(|(n, a)| view! {
-                                <li class="attempt">
-                                    <div class="attempt-col">
-                                        <h3>{format!("{}. The client sends", n + 1)}</h3>
-                                        <p>{a.what.clone()}</p>
-                                        <p><code>{format!("Authorization: Bearer {} · at t = {} s", a.bearer, a.at_s)}</code></p>
-                                        <details><summary>"The request, as sent"</summary><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.request).unwrap_or_default()}</pre></details>
-                                    </div>
-                                    <div class="attempt-col lights">
-                                        <h3>"Replica B checks"</h3>
-                                        <CheckList verdict=a.verdict.clone()/>
-                                    </div>
-                                    <div class="attempt-col">
-                                        <h3>"The server answers"</h3>
-                                        <p class="answer-words" data-testid="misuse-answer">{a.answer.clone()}</p>
-                                        <pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.response).unwrap_or_default()}</pre>
-                                        {a.detail.clone().map(|d| view! { <p class="log">"B's log (never sent): "<code>{d}</code></p> })}
-                                    </div>
-                                </li>
-                            }).collect_view()}
-                        </ol>
-                    }
-                })}
-            </Show>
         </div>
     }
 }

@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 use mrtr_world::raw::{legacy, modern, Lane, Phase};
 
+use crate::state::json_view::one_line;
 use crate::state::link::{Link, Widget};
 
 fn set(link: RwSignal<Link>, f: impl FnOnce(&mut Link)) {
@@ -47,17 +48,30 @@ pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
     });
     let shown = RwSignal::new(Phase::ALL.len());
     let status = RwSignal::new(String::new());
+    // Each line folds to what it is (its method, or how it answers); the bytes open on demand.
+    let whole = RwSignal::new(false);
     let cell = move |lane: &Lane, phase: Phase| {
         lane.lines
             .iter()
             .filter(|l| l.phase == phase)
-            .map(|l| view! { <code class=if l.outgoing { "line out" } else { "line in" }>{l.text()}</code> })
+            .map(|l| {
+                let arrow = if l.outgoing { "--> " } else { "<-- " };
+                view! {
+                    <details class=if l.outgoing { "line out" } else { "line in" } prop:open=move || whole.get()>
+                        <summary><code>{arrow}{one_line(&l.json)}</code></summary>
+                        <code class="bytes">{l.json.to_string()}</code>
+                    </details>
+                }
+            })
             .collect_view()
     };
     view! {
         <div class="raw-body">
+            <details class="fold knobs-fold" data-testid="raw-knobs-fold"
+                open=link.with_untracked(|l| l.breakage != Default::default() || l.stateless)>
+            <summary>"Break it"</summary>
             <fieldset class="knobs">
-                <legend>"Break it"</legend>
+                <legend class="sr-only">"Break it"</legend>
                 <div class="knob-row">
                     <label class="toggle"><input type="checkbox" data-testid="raw-change" prop:checked=move || breakage.get().change_ticket
                         on:change=move |ev| { let on = event_target_checked(&ev); set(link, |l| l.breakage.change_ticket = on); }/>"Change one character of the ticket before the retry"</label>
@@ -67,17 +81,22 @@ pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
                         on:change=move |ev| { let on = event_target_checked(&ev); set(link, |l| l.stateless = on); }/>"Legacy client over stateless HTTP (no channel to ask on)"</label>
                 </div>
             </fieldset>
+            </details>
             <div class="button-row">
                 <button type="button" on:click=move |_| shown.set(1)>"Start"</button>
                 <button type="button" data-testid="raw-next" on:click=move |_| shown.update(|n| *n = (*n + 1).min(Phase::ALL.len()))
                     prop:disabled=move || { shown.get() >= Phase::ALL.len() }>"Next phase"</button>
                 <button type="button" on:click=move |_| shown.set(Phase::ALL.len())>"Show all"</button>
+                <button type="button" data-testid="raw-whole" aria-pressed=move || whole.get().to_string()
+                    on:click=move |_| whole.update(|w| *w = !*w)>"Whole lines"</button>
                 <button type="button" data-testid="raw-copy" on:click=move |_| {
                     let (m, l) = lanes.get();
                     copy(format!("=== {} ===\n{}\n=== {} ===\n{}", m.title, m.text(), l.title, l.text()), status);
                 }>"Copy transcripts"</button>
-                <a class="button" data-testid="raw-download-modern" download="mrtr-modern.jsonl" href=move || data_url(&lanes.get().0.jsonl())>"Download 2026 lane (JSON lines)"</a>
-                <a class="button" download="mrtr-legacy.jsonl" href=move || data_url(&lanes.get().1.jsonl())>"Download legacy lane (JSON lines)"</a>
+                <span class="download">"Download as JSON lines: "
+                    <a class="button" data-testid="raw-download-modern" download="mrtr-modern.jsonl" href=move || data_url(&lanes.get().0.jsonl())>"2026 lane"</a>" "
+                    <a class="button" download="mrtr-legacy.jsonl" href=move || data_url(&lanes.get().1.jsonl())>"legacy lane"</a>
+                </span>
                 <span class="status" role="status">{move || status.get()}</span>
             </div>
             <div class="lanes" data-testid="lanes">
