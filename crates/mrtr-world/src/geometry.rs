@@ -74,7 +74,7 @@ impl Layout {
     pub fn prompt_box(self) -> (f64, f64, f64, f64) {
         match self {
             Layout::Wide => (8.0, 14.0, 320.0, 88.0),
-            Layout::Tall => (20.0, 80.0, 320.0, 66.0),
+            Layout::Tall => (20.0, 78.0, 320.0, 68.0),
         }
     }
 

@@ -87,10 +87,10 @@ pub fn Diagram(layout: Layout, frame: Memo<Frame>) -> impl IntoView {
                 view! {
                     <g class="host-prompt" data-testid="host-prompt">
                         <rect class="prompt-frame" x=px(x) y=px(y) width=px(w) height=px(h) rx="8"/>
-                        <text class="prompt-title" x=px(x + 12.0) y=px(y + 18.0)>"What bob sees"</text>
-                        <text class="prompt-text" x=px(x + 12.0) y=px(y + 38.0)>{message}</text>
-                        <rect class="prompt-button" x=px(x + w - 92.0) y=px(y + h - 30.0) width="80" height="22" rx="5"/>
-                        <text class="prompt-button-text" x=px(x + w - 52.0) y=px(y + h - 14.0) text-anchor="middle">{button}</text>
+                        <text class="prompt-title" x=px(x + 12.0) y=px(y + 17.0)>"What bob sees"</text>
+                        <text class="prompt-text" x=px(x + 12.0) y=px(y + 36.0)>{message}</text>
+                        <rect class="prompt-button" x=px(x + w - 92.0) y=px(y + h - 26.0) width="80" height="20" rx="5"/>
+                        <text class="prompt-button-text" x=px(x + w - 52.0) y=px(y + h - 11.5) text-anchor="middle">{button}</text>
                     </g>
                 }
             })}
