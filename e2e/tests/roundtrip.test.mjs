@@ -34,6 +34,8 @@ test('the edited ticket is refused by B at the signature check', async () => {
   const rows = await page.getByTestId('roundtrip').locator('.checks li').evaluateAll((els) => els.map((e) => e.dataset.check + ':' + e.querySelector('.word').textContent));
   assert.deepEqual(rows, ['signature:failed', 'principal:not reached', 'expiry:not reached', 'request:not reached', 'answer:not reached']);
   assert.match(await page.getByTestId('transcript').textContent(), /Invalid or expired requestState/);
+  // The wire log shows the retry carrying a ticket that is not the one A issued.
+  assert.match(await page.getByTestId('edited-ticket').textContent(), /^edited ticket: sub bob · env prod/);
   assert.match(page.url(), /end=tampered/);
   assert.deepEqual(problems, []);
   await context.close();

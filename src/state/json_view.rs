@@ -22,12 +22,16 @@ pub enum Folded {
     Object,
     /// A ticket, shown as what it says.
     Ticket,
+    /// A ticket that is not the one the server issued: changed on the way back.
+    EditedTicket,
 }
 
 /// What a folded message hides: `_meta` (the envelope) and a form's `requestedSchema`, and
 /// each ticket string, shown as what anyone holding it reads.
 pub struct Folding<'a> {
     pub ticket_face: &'a dyn Fn(&str) -> String,
+    /// The ticket the server issued: any other one is marked as edited.
+    pub issued: Option<&'a str>,
 }
 
 /// What each explained field means, in the lab's words.
@@ -167,11 +171,20 @@ fn write(
             });
         }
         (Some(f), Value::String(t)) if key == "requestState" => {
+            let edited = f.issued.is_some_and(|i| i != t);
             return out.push(Token {
-                text: format!("ticket: {}", (f.ticket_face)(t)),
+                text: format!(
+                    "{}: {}",
+                    if edited { "edited ticket" } else { "ticket" },
+                    (f.ticket_face)(t)
+                ),
                 field: None,
                 change: None,
-                folded: Some(Folded::Ticket),
+                folded: Some(if edited {
+                    Folded::EditedTicket
+                } else {
+                    Folded::Ticket
+                }),
             });
         }
         _ => {}

@@ -36,7 +36,10 @@ pub fn lines(t: &Trace, upto: usize) -> Vec<Line> {
             .unwrap_or(0);
         super::stage::face(ticket, iat)
     };
-    let folding = Folding { ticket_face: &face };
+    let folding = Folding {
+        ticket_face: &face,
+        issued: t.minted_ticket(),
+    };
     let mut out = Vec::new();
     for (si, step) in t.steps.iter().enumerate().take(upto + 1) {
         for e in &t.events[step.events.clone()] {
@@ -185,6 +188,11 @@ mod tests {
             .map(|t| t.text.as_str())
             .collect();
         assert_eq!(marked, ["\"id\"", "\"inputResponses\"", "\"requestState\""]);
+        // The tampered ending: the retry's ticket is not the one A issued, and says so.
+        let t = round_trip(Knobs::default(), Ending::Tampered);
+        let ls = lines(&t, t.steps.len() - 1);
+        assert!(text(&ls[1].folded).contains("\"requestState\": ticket: sub bob · env staging"));
+        assert!(text(&ls[2].folded).contains("\"requestState\": edited ticket: sub bob · env prod"));
     }
 
     #[test]

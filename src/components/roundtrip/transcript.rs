@@ -85,6 +85,10 @@ fn token(t: Token) -> AnyView {
         Some(Folded::Ticket) => {
             return view! { <span class="fold-chip ticket">{t.text}</span> }.into_any()
         }
+        Some(Folded::EditedTicket) => {
+            return view! { <span class="fold-chip ticket edited" data-testid="edited-ticket">{t.text}</span> }
+                .into_any()
+        }
         Some(Folded::Object) => {
             return view! { <span class="fold-chip">{t.text}</span> }.into_any()
         }
