@@ -157,3 +157,26 @@ test('only the diagram the viewport shows is drawn, and it follows a resize', as
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a deep link opens every step as stepping there does, with the host prompt on step 3 only', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  const captions = [];
+  for (let s = 0; s < 6; s++) {
+    if (s > 0) await page.getByTestId('forward').click();
+    captions.push(await page.getByTestId('caption').textContent());
+  }
+  await context.close();
+  for (let s = 0; s < 6; s++) {
+    const { page, context, problems: p } = await open(browser, site, { path: `#w=roundtrip&step=${s}` });
+    await waitForApp(page);
+    assert.equal(await stepCount(page), `${s + 1} / 6`);
+    assert.equal(await page.getByTestId('caption').textContent(), captions[s]);
+    const prompts = await page.locator('.diagram.wide [data-testid=host-prompt]').count();
+    assert.equal(prompts, s === 2 ? 1 : 0, `host prompt at step ${s + 1}`);
+    if (s === 2) assert.match(await page.locator('.diagram.wide [data-testid=host-prompt]').textContent(), /Deploy release 2026\.11\.30-2 to staging\?.*Confirm/);
+    assert.deepEqual(p, []);
+    await context.close();
+  }
+  assert.deepEqual(problems, []);
+});
