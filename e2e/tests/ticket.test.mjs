@@ -141,6 +141,21 @@ test('timeline: the lesson\'s table, and the clock moves rows', async () => {
   await context.close();
 });
 
+test('timeline on a touch screen: a finger on a lane scrolls past it; only the marker drags', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=timeline', viewport: { width: 375, height: 800 }, hasTouch: true });
+  await waitForApp(page);
+  const marker = page.getByTestId('time-0');
+  await marker.scrollIntoViewIfNeeded();
+  const lane = await marker.locator('..').boundingBox();
+  await page.touchscreen.tap(lane.x + lane.width * 0.5, lane.y + lane.height / 2);
+  assert.equal(await marker.getAttribute('aria-valuenow'), '8', 'a tap on the lane leaves the marker');
+  const dot = await marker.locator('.dot').boundingBox();
+  await page.touchscreen.tap(dot.x + dot.width / 2, dot.y + dot.height / 2);
+  assert.notEqual(await marker.getAttribute('aria-valuenow'), null);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('misuse: every move meets the check the lesson says', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=misuse' });
   await waitForApp(page);

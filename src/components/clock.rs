@@ -17,20 +17,33 @@ enum Handle {
     Retry(usize),
 }
 
+impl Handle {
+    /// The seconds the handle can be set to.
+    fn range(self) -> (u64, u64) {
+        match self {
+            Handle::Ttl => (TTL_MIN, TTL_MAX),
+            Handle::Retry(_) => (0, MAX_TIME_S),
+        }
+    }
+}
+
 fn set(link: RwSignal<Link>, h: Handle, t: u64) {
+    let (min, max) = h.range();
+    let t = t.clamp(min, max);
     link.update(|l| {
         match h {
-            Handle::Ttl => l.knobs.ttl_s = t.clamp(TTL_MIN, TTL_MAX),
-            Handle::Retry(i) => l.times[i] = t.min(MAX_TIME_S),
+            Handle::Ttl => l.knobs.ttl_s = t,
+            Handle::Retry(i) => l.times[i] = t,
         }
         l.widget = Widget::Timeline;
     });
 }
 
-fn left(p: Place) -> String {
+/// A place on the track as a CSS percentage (past the end: the end).
+fn percent(p: Place) -> String {
     match p {
-        Place::On(m) => format!("left: {}.{}%", m / 10, m % 10),
-        Place::Off => "left: 100%".to_owned(),
+        Place::On(m) => format!("{}.{}%", m / 10, m % 10),
+        Place::Off => "100%".to_owned(),
     }
 }
 
@@ -55,6 +68,15 @@ pub fn Clock(link: RwSignal<Link>, accepted: Signal<Vec<bool>>) -> impl IntoView
         Handle::Retry(i) => link.with(|l| l.times[i]),
     };
     let down = move |h: Handle, ev: PointerEvent| {
+        // A finger on the lane may be scrolling the page: on touch, only the handle drags.
+        let on_handle = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest(".handle").ok().flatten())
+            .is_some();
+        if ev.pointer_type() == "touch" && !on_handle {
+            return;
+        }
         ev.prevent_default();
         let s = scale.get_untracked();
         held.set(Some((h, s)));
@@ -77,10 +99,7 @@ pub fn Clock(link: RwSignal<Link>, accepted: Signal<Vec<bool>>) -> impl IntoView
     };
     let up = move |_: PointerEvent| held.set(None);
     let key = move |h: Handle, ev: KeyboardEvent| {
-        let (min, max) = match h {
-            Handle::Ttl => (TTL_MIN, TTL_MAX),
-            Handle::Retry(_) => (0, MAX_TIME_S),
-        };
+        let (min, max) = h.range();
         if let Some(t) = key_move(&ev.key(), value(h), min, max) {
             ev.prevent_default();
             set(link, h, t);
@@ -91,15 +110,12 @@ pub fn Clock(link: RwSignal<Link>, accepted: Signal<Vec<bool>>) -> impl IntoView
             Handle::Ttl => String::new(),
             Handle::Retry(i) => (i + 1).to_string(),
         };
-        let (min, max) = match h {
-            Handle::Ttl => (TTL_MIN, TTL_MAX),
-            Handle::Retry(_) => (0, MAX_TIME_S),
-        };
+        let (min, max) = h.range();
         let off = move || matches!(place(value(h), scale.get()), Place::Off);
         view! {
             <div class=match h { Handle::Ttl => "clock-lane ttl-lane", Handle::Retry(_) => "clock-lane" }
                 on:pointerdown=move |ev| down(h, ev) on:pointermove=moved on:pointerup=up on:pointercancel=up>
-                <div class=move || if off() { "handle off" } else { "handle" } style=move || left(place(value(h), scale.get()))
+                <div class=move || if off() { "handle off" } else { "handle" } style=move || format!("left: {}", percent(place(value(h), scale.get())))
                     role="slider" tabindex="0" aria-label=label aria-valuemin=min aria-valuemax=max
                     aria-valuenow=move || value(h).to_string()
                     aria-valuetext=move || format!("t = {} s", value(h))
@@ -119,7 +135,7 @@ pub fn Clock(link: RwSignal<Link>, accepted: Signal<Vec<bool>>) -> impl IntoView
         <div class="clock" data-testid="clock">
             <p class="hint">"Green: accepted; red: refused. Keys: arrows move a marker 1 s, Page Up and Page Down 10 s."</p>
             <div class="clock-tracks">
-            <div class="clock-inner" style=move || format!("--ttl: {}", match place(ttl.get(), scale.get()) { Place::On(m) => format!("{}.{}%", m / 10, m % 10), Place::Off => "100%".into() })>
+            <div class="clock-inner" style=move || format!("--ttl: {}", percent(place(ttl.get(), scale.get())))>
                 <div class="valid-band" aria-hidden="true"></div>
                 {lane(Handle::Ttl, "Ticket lifetime (TTL), in seconds".into(), "ttl".into())}
                 {RowKind::ALL.into_iter().enumerate().map(|(i, kind)| {
