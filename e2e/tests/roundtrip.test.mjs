@@ -180,3 +180,23 @@ test('a deep link opens every step as stepping there does, with the host prompt 
   }
   assert.deepEqual(problems, []);
 });
+
+test('at 375 px a key\'s note stays inside the message, and a ticket chip wraps between words', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip&step=3', viewport: { width: 375, height: 800 } });
+  await waitForApp(page);
+  const fields = page.locator('#roundtrip .message.current .field');
+  for (let i = 0; i < await fields.count(); i++) {
+    await fields.nth(i).focus();
+    const box = await fields.nth(i).evaluate((e) => {
+      const pre = e.closest('pre').getBoundingClientRect();
+      const tip = getComputedStyle(e, '::after');
+      // The note is placed against the field itself unless the field is static (then the message).
+      const base = getComputedStyle(e).position === 'static' ? pre.left : e.getBoundingClientRect().left;
+      return { right: base + parseFloat(tip.left) + parseFloat(tip.width), edge: pre.right };
+    });
+    assert.ok(box.right <= box.edge + 1, `note of field ${i} ends at ${box.right}, the message at ${box.edge}`);
+  }
+  assert.equal(await page.locator('#roundtrip .message.current .fold-chip.ticket').evaluate((e) => getComputedStyle(e).wordBreak), 'normal');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
