@@ -215,11 +215,17 @@ pub fn start() {
     std::mem::forget(owner);
 }
 
-/// Says on `<html>` that every widget the page shows is in its place.
+/// Says on `<html>` that every widget the page shows is in its place: a task from now, after
+/// the parts the widgets draw in the task after their mount.
 fn mark_ready() {
-    if let Some(html) = document().document_element() {
-        let _ = html.set_attribute(STATE_ATTR, "ready");
-    }
+    set_timeout(
+        || {
+            if let Some(html) = document().document_element() {
+                let _ = html.set_attribute(STATE_ATTR, "ready");
+            }
+        },
+        std::time::Duration::ZERO,
+    );
 }
 
 /// Printing opens every folded section, so the handout has it all.

@@ -5,7 +5,7 @@ use mrtr_world::world::EPOCH_S;
 use serde_json::Value;
 
 use super::knobs::ServerKnobs;
-use super::CheckList;
+use super::{from_next_task, CheckList};
 use crate::state::json_view::one_line;
 use crate::state::link::{Link, Widget, MAX_TIME_S};
 
@@ -87,6 +87,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
     let at = Memo::new(move |_| link.with(|l| l.at_s));
     let inspection = Memo::new(move |_| inspect(knobs.get(), &text.get(), at.get()));
     let hot = RwSignal::new(None::<String>);
+    let later = from_next_task();
     // The decoded payload, when it is JSON: what the field editor starts from.
     let decoded = Memo::new(move |_| {
         inspection.with(|i| {
@@ -169,6 +170,8 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                     </dl>
                 }
             })}
+            // The parts, the decoded payload and B's judgement: a task after the rest.
+            <Show when=move || later.get()>
             {move || inspection.get().map(|i| {
                 let segs = segments(&i);
                 view! {
@@ -235,6 +238,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                 }
             })}
             <ServerKnobs link=link widget=Widget::Ticket/>
+            </Show>
         </div>
     }
 }

@@ -18,6 +18,21 @@ pub mod rules;
 pub mod theme;
 pub mod timeline;
 
+/// True from the next task on: a widget draws the part below its first screen in a task of
+/// its own, so no one task builds all of it (the page's blocking time is the sum of the
+/// long ones). Its room is reserved, so nothing moves when that part arrives.
+pub fn from_next_task() -> leptos::prelude::ReadSignal<bool> {
+    use leptos::prelude::*;
+    let (ready, set_ready) = signal(false);
+    set_timeout(
+        move || {
+            let _ = set_ready.try_set(true);
+        },
+        std::time::Duration::ZERO,
+    );
+    ready
+}
+
 pub use audit::AuditCard;
 pub use check_list::CheckList;
 pub use code::ReadTheCode;

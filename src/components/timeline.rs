@@ -4,6 +4,7 @@ use mrtr_world::checks::{reason, shown, CheckWords, StatusWords};
 use mrtr_world::timeline::{timeline, Row};
 
 use super::clock::Clock;
+use super::from_next_task;
 use super::knobs::ClockKnobs;
 use crate::state::link::{Link, Widget};
 
@@ -21,12 +22,15 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
     let knobs = Memo::new(move |_| link.with(|l| l.knobs));
     let times = Memo::new(move |_| link.with(|l| l.times));
     let table = Memo::new(move |_| timeline(knobs.get(), times.get()));
+    let later = from_next_task();
     let single = Memo::new(move |_| knobs.get().single_use);
     let checks = move || shown(single.get()).collect::<Vec<Check>>();
     view! {
         <div class="timeline-body">
             <ClockKnobs link=link widget=Widget::Timeline/>
             <Clock link=link accepted=Signal::derive(move || table.with(|t| t.as_ref().map(|t| t.rows.iter().map(|r| r.outcome.completed()).collect()).unwrap_or_default()))/>
+            // The table a task after the clock.
+            <Show when=move || later.get()>
             <div class="table-wrap">
                 <table class="timeline-table" data-testid="timeline-table">
                     <caption class="sr-only">"Each retry, the checks replica B (or A) ran on it, and the answer"</caption>
@@ -64,6 +68,7 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                     </tbody>
                 </table>
             </div>
+            </Show>
             <p class="hint">"✓ passed · ✗ failed · – not reached (an earlier check already refused) · ○ turned off. The checks stop edits, theft, lateness and misdirection, not repeats: only a server that remembers what it redeemed refuses the second send, and only if every replica shares that memory."</p>
         </div>
     }

@@ -101,6 +101,7 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
     });
 
     let step = Signal::derive(move || playback.with(|p| p.step));
+    let later = super::from_next_task();
     let layout = Memo::new(move |_| {
         if narrow.get() {
             Layout::Tall
@@ -187,7 +188,10 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
                     </Show>
                     {move || verdict.get().map(|v| view! { <CheckList verdict=v by="Replica B"/> })}
                 </div>
-                <Transcript lines=shown step=step/>
+                // The wire log a task after the diagram.
+                <Show when=move || later.get()>
+                    <Transcript lines=shown step=step/>
+                </Show>
             </div>
         </div>
     }
