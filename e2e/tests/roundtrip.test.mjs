@@ -200,3 +200,24 @@ test('at 375 px a key\'s note stays inside the message, and a ticket chip wraps 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('at 375 px, after a step, the caption and the step\'s message are on screen with the button', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip', viewport: { width: 375, height: 740 } });
+  await waitForApp(page);
+  // Read past the diagram: the controls stick to the top of the screen.
+  const forward = page.getByTestId('forward');
+  await page.evaluate(() => { const c = document.querySelector('[data-testid=caption]'); scrollBy(0, c.getBoundingClientRect().top - 120); });
+  for (let s = 1; s < 6; s++) {
+    await forward.click();
+    await page.waitForFunction((n) => document.querySelector('[data-testid=step-count]').textContent === `${n} / 6`, s + 1);
+    await page.waitForTimeout(100);
+    const seen = await page.evaluate(() => {
+      const inView = (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight && r.height > 0; };
+      const msg = document.querySelector('#roundtrip .message.current') ?? document.querySelector('#roundtrip .quiet-step');
+      return { caption: inView(document.querySelector('[data-testid=caption]')), message: inView(msg), button: inView(document.querySelector('[data-testid=forward]')) };
+    });
+    assert.deepEqual(seen, { caption: true, message: true, button: true }, `after step ${s + 1}`);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});

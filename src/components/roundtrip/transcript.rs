@@ -49,7 +49,7 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
             <ul class="sr-only">
                 {GLOSSARY.into_iter().filter_map(explain).map(|(id, text)| view! { <li id=format!("tip-{id}")>{text}</li> }).collect_view()}
             </ul>
-            <ol class="messages" node_ref=list>
+            <ol class=move || if whole.get() { "messages whole" } else { "messages" } node_ref=list>
                 // Keyed by content: a line the next trace shares stays, focus and all.
                 <For each=move || lines.get() key=|l| (l.id, text(&l.tokens)) let:l>
                     <Message line=l step=step whole=whole/>
