@@ -95,6 +95,9 @@ test('code: what each SDK leaves to you is the audit of its example server', asy
     const expiry = page.getByTestId('sdk-table').locator('tr', { has: page.locator('th', { hasText: /^Expiry$/ }) });
     assert.match(await expiry.textContent(), /the SDK does it/);
   }
+  // Folded to its count, which is the audit's.
+  await page.locator('#code [data-lang=ts]').click();
+  assert.match(await page.getByTestId('sdk-fold').locator('summary').textContent(), /finds 4 of the 5 protections it tested left to you/);
   // The TS example hardened with bind: the principal and request gaps close, as audited.
   await page.locator('#code [data-lang=ts]').click();
   for (const name of ['Principal', 'Request']) {

@@ -10,7 +10,7 @@ use mrtr_world::checks::CheckWords;
 use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, Phase};
 use crate::state::highlight::lines;
 use crate::state::link::{Link, Widget};
-use crate::state::sdk_table::{guard_name, table, variants, Cell};
+use crate::state::sdk_table::{guard_name, left_to_you, table, variants};
 use crate::state::stage::trace_of;
 
 fn tab_id(l: Lang) -> String {
@@ -217,14 +217,7 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
         match table(l) {
             Some(rows) => {
                 let columns = variants(l);
-                let left = rows
-                    .iter()
-                    .filter(|e| e.verdicts.first().is_some_and(|v| v.cell == Cell::YouAdd))
-                    .count();
-                let tested = rows
-                    .iter()
-                    .filter(|e| e.verdicts.first().is_some_and(|v| v.cell != Cell::NotTested))
-                    .count();
+                let (left, tested) = left_to_you(&rows);
                 let rows = rows
                     .into_iter()
                     .map(|e| {

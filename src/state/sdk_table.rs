@@ -186,9 +186,30 @@ pub fn table(lang: Lang) -> Option<Vec<Entry>> {
     )
 }
 
+/// Of the protections the audit tested against a table's first server (the example as it
+/// is), how many it leaves to the author: (left, tested).
+pub fn left_to_you(rows: &[Entry]) -> (usize, usize) {
+    let first = |e: &Entry| e.verdicts.first().map(|v| v.cell);
+    let left = rows
+        .iter()
+        .filter(|e| first(e) == Some(Cell::YouAdd))
+        .count();
+    let tested = rows
+        .iter()
+        .filter(|e| first(e).is_some_and(|c| c != Cell::NotTested))
+        .count();
+    (left, tested)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_summary_counts_what_each_example_leaves_to_you() {
+        assert_eq!(left_to_you(&table(Lang::TypeScript).unwrap()), (4, 5));
+        assert_eq!(left_to_you(&table(Lang::Python).unwrap()), (1, 5));
+    }
 
     fn cells(lang: Lang, column: usize) -> Vec<Cell> {
         table(lang)
