@@ -106,3 +106,23 @@ for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 
     await context.close();
   });
 }
+
+test('jargon in the prose explains itself on focus, inside the page at 375 px', async () => {
+  const { page, context, problems } = await open(browser, site, { viewport: { width: 375, height: 800 } });
+  await waitForApp(page);
+  const glosses = page.locator('.gloss');
+  assert.ok(await glosses.count() >= 3);
+  for (let i = 0; i < await glosses.count(); i++) {
+    await glosses.nth(i).focus();
+    const r = await glosses.nth(i).evaluate((e) => ({
+      tip: getComputedStyle(e, '::after').content,
+      described: document.getElementById(e.getAttribute('aria-describedby'))?.textContent ?? '',
+      wide: document.documentElement.scrollWidth,
+    }));
+    assert.match(r.tip, /^".+"$/, `gloss ${i} shows a note`);
+    assert.ok(r.described.length > 20, `gloss ${i} is described for screen readers`);
+    assert.ok(r.wide <= 375, `gloss ${i}'s note stays inside the page (${r.wide} px wide)`);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
