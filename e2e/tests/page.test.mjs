@@ -110,9 +110,13 @@ for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 
 test('jargon in the prose explains itself on focus, inside the page at 375 px', async () => {
   const { page, context, problems } = await open(browser, site, { viewport: { width: 375, height: 800 } });
   await waitForApp(page);
+  // In the prose (elicitation, HMAC, shim) and where widgets first use a word (the rules
+  // explorer's capabilities; AEAD in B's folded settings, skipped while folded).
   const glosses = page.locator('.gloss');
-  assert.ok(await glosses.count() >= 3);
+  let seen = 0;
   for (let i = 0; i < await glosses.count(); i++) {
+    if (!await glosses.nth(i).isVisible()) continue;
+    seen++;
     await glosses.nth(i).focus();
     const r = await glosses.nth(i).evaluate((e) => ({
       tip: getComputedStyle(e, '::after').content,
@@ -123,6 +127,7 @@ test('jargon in the prose explains itself on focus, inside the page at 375 px', 
     assert.ok(r.described.length > 20, `gloss ${i} is described for screen readers`);
     assert.ok(r.wide <= 375, `gloss ${i}'s note stays inside the page (${r.wide} px wide)`);
   }
+  assert.ok(seen >= 7, `${seen} glosses on show`);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -86,7 +86,7 @@ test('inspector: turning off B\'s signature check lets the edited ticket deploy 
   assert.match(await verdictOf(page), /deployed to prod/);
   // Sealing: the payload becomes unreadable, and the honest ticket is still accepted.
   await page.getByText("Reset to bob's ticket").click();
-  await page.getByText('Seal tickets (AEAD)').click();
+  await page.getByRole('checkbox', { name: /Seal tickets/ }).check();
   assert.equal(await page.getByTestId('claims').count(), 0);
   assert.match(await verdictOf(page), /^Accepted/);
   assert.deepEqual(problems, []);

@@ -3,6 +3,7 @@ use mrtr_core::ticket::Seal;
 use mrtr_world::checks::{switchable, CheckWords};
 use mrtr_world::StoreMode;
 
+use super::Gloss;
 use crate::state::link::{Link, Widget};
 
 /// Changes the world's knobs from `widget` (the link then points there).
@@ -71,7 +72,7 @@ pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
                 <label class="toggle">
                     <input type="checkbox" prop:checked=move || link.with(|l| l.knobs.seal == Seal::Sealed)
                         on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.seal = if on { Seal::Sealed } else { Seal::Signed }); }/>
-                    "Seal tickets (AEAD) instead of signing them (HMAC)"
+                    "Seal tickets ("<Gloss word="AEAD" tip="AEAD: authenticated encryption. Like a signature it shows any change, and it also hides the contents from whoever holds the ticket."/>") instead of signing them (HMAC)"
                 </label>
             </div>
             <div class="knob-row">

@@ -2,16 +2,21 @@ use leptos::prelude::*;
 use mrtr_core::wire::ClientCapabilities;
 use mrtr_world::rules::{explore, METHODS};
 
+use super::Gloss;
 use crate::state::json_view::one_line;
 use crate::state::link::{Link, Widget};
 use crate::state::spec_rules::SPEC_RULES;
 
-/// A declaration the reader can toggle: its id, its label, and the flag it sets.
+/// A declaration the reader can toggle: its id, its label, what the label's word means, and
+/// the flag it sets.
 type CapToggle = (
+    &'static str,
     &'static str,
     &'static str,
     fn(&mut ClientCapabilities) -> &mut bool,
 );
+
+const ELICITATION: &str = "Elicitation: asking the user for something, through the host: a form, or a web page to visit (url mode).";
 
 /// Which method, which declared capabilities: what the server may ask for, and what it does.
 #[component]
@@ -20,12 +25,24 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
     let caps = Memo::new(move |_| link.with(|l| l.caps.clone()));
     let exploration = Memo::new(move |_| explore(method.get(), caps.get()));
     let toggles: [CapToggle; 4] = [
-        ("form", "elicitation, form mode", |c| {
+        ("form", "elicitation, form mode", ELICITATION, |c| {
             &mut c.elicitation_form
         }),
-        ("url", "elicitation, url mode", |c| &mut c.elicitation_url),
-        ("sampling", "sampling", |c| &mut c.sampling),
-        ("roots", "roots", |c| &mut c.roots),
+        ("url", "elicitation, url mode", ELICITATION, |c| {
+            &mut c.elicitation_url
+        }),
+        (
+            "sampling",
+            "sampling",
+            "Sampling: asking the host's language model to write something for the server.",
+            |c| &mut c.sampling,
+        ),
+        (
+            "roots",
+            "roots",
+            "Roots: asking which folders or places the client lets the server work in.",
+            |c| &mut c.roots,
+        ),
     ];
     view! {
         <div class="rules-body">
@@ -42,10 +59,10 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
                 </label>
                 <fieldset class="inline">
                     <legend>"clientCapabilities declares"</legend>
-                    {toggles.into_iter().map(|(id, label, field)| view! {
+                    {toggles.into_iter().map(|(id, label, tip, field)| view! {
                         <label class="toggle"><input type="checkbox" data-cap=id
                             prop:checked=move || { let mut c = caps.get(); *field(&mut c) }
-                            on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { *field(&mut l.caps) = on; l.widget = Widget::Rules; }); }/>{label}</label>
+                            on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { *field(&mut l.caps) = on; l.widget = Widget::Rules; }); }/><Gloss word=label tip=tip/></label>
                     }).collect_view()}
                 </fieldset>
             </div>
