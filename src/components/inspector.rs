@@ -172,72 +172,72 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
             })}
             // The parts, the decoded payload and B's judgement: a task after the rest.
             <Show when=move || later.get()>
-            {move || inspection.get().map(|i| {
-                let segs = segments(&i);
-                view! {
-                    <div class="anatomy">
-                        <h3>"Its parts"</h3>
-                        <p class="ticket-parts" data-testid="ticket-parts">
-                            {segs.into_iter().map(|s| {
-                                let class = format!("tseg {}{}", part_class(s.part), if s.changed { " changed" } else { "" });
-                                match s.field.clone() {
-                                    Some(f) => {
-                                        let f2 = f.clone();
-                                        let f3 = f.clone();
-                                        let tip = format!("these characters encode \u{201c}{f}\u{201d}");
-                                        view! {
-                                            <span class=move || if hot.get().as_deref() == Some(f3.as_str()) { format!("{class} field-run hot") } else { format!("{class} field-run") }
-                                                tabindex="0" data-tip=tip data-field=f.clone()
-                                                on:mouseenter=move |_| hot.set(Some(f.clone()))
-                                                on:focus=move |_| hot.set(Some(f2.clone()))
-                                                on:mouseleave=move |_| hot.set(None)
-                                                on:blur=move |_| hot.set(None)>{s.text}</span>
-                                        }.into_any()
-                                    }
-                                    None => view! { <span class=class>{s.text}</span> }.into_any(),
-                                }
-                            }).collect_view()}
-                        </p>
-                        <ul class="part-legend">
-                            {i.parts.iter().map(|(p, r)| view! { <li><span class=format!("swatch {}", part_class(*p))></span>{format!("{} ({} characters)", p.label(), r.len())}</li> }).collect_view()}
-                        </ul>
-                        {i.problem.clone().map(|p| view! { <p class="problem" data-testid="ticket-problem">"Where it breaks: "{p}</p> })}
-                        {if i.payload.is_none() && i.problem.is_none() {
-                            Some(view! { <p class="sealed-note">"Sealed: without the key the payload is noise. The checks below still run, because the replicas hold the key. Signing stops edits; sealing also stops reading."</p> })
-                        } else { None }}
-                        {(!i.fields.is_empty()).then(|| view! {
-                            <table class="claims" data-testid="claims">
-                                <caption>"The payload, decoded: anyone holding the ticket can read this"</caption>
-                                <thead><tr><th scope="col">"Field"</th><th scope="col">"Value"</th><th scope="col">"What it is for"</th></tr></thead>
-                                <tbody>
-                                    {i.fields.iter().cloned().map(|f| {
-                                        let k = f.key.clone();
-                                        let k2 = f.key.clone();
-                                        view! {
-                                            <tr class=move || if hot.get().as_deref() == Some(k.as_str()) { "hot" } else { "" }
-                                                on:mouseenter=move |_| hot.set(Some(k2.clone())) on:mouseleave=move |_| hot.set(None)>
-                                                <th scope="row"><code>{f.key.clone()}</code></th>
-                                                <td><code class="value">{f.value}</code>{f.reading.map(|r| view! { <br/><span class="reading">{r}</span> })}</td>
-                                                <td>{f.explanation}</td>
-                                            </tr>
+                {move || inspection.get().map(|i| {
+                    let segs = segments(&i);
+                    view! {
+                        <div class="anatomy">
+                            <h3>"Its parts"</h3>
+                            <p class="ticket-parts" data-testid="ticket-parts">
+                                {segs.into_iter().map(|s| {
+                                    let class = format!("tseg {}{}", part_class(s.part), if s.changed { " changed" } else { "" });
+                                    match s.field.clone() {
+                                        Some(f) => {
+                                            let f2 = f.clone();
+                                            let f3 = f.clone();
+                                            let tip = format!("these characters encode \u{201c}{f}\u{201d}");
+                                            view! {
+                                                <span class=move || if hot.get().as_deref() == Some(f3.as_str()) { format!("{class} field-run hot") } else { format!("{class} field-run") }
+                                                    tabindex="0" data-tip=tip data-field=f.clone()
+                                                    on:mouseenter=move |_| hot.set(Some(f.clone()))
+                                                    on:focus=move |_| hot.set(Some(f2.clone()))
+                                                    on:mouseleave=move |_| hot.set(None)
+                                                    on:blur=move |_| hot.set(None)>{s.text}</span>
+                                            }.into_any()
                                         }
-                                    }).collect_view()}
-                                </tbody>
-                            </table>
-                        })}
-                    </div>
-                    <div class="judgement">
-                        <CheckList verdict=i.verdict.clone() by="Replica B"/>
-                        // Folded to one line: the verdict above already says how it ends.
-                        <details class="fold json-fold" data-testid="ticket-response-fold">
-                            <summary>"What the client receives: "<code>{one_line(&i.response)}</code></summary>
-                            <pre class="json small" tabindex="0" data-testid="ticket-response">{serde_json::to_string_pretty(&i.response).unwrap_or_default()}</pre>
-                        </details>
-                        {i.detail.clone().map(|d| view! { <p class="log">"Replica B's log (never sent): "<code>{d}</code></p> })}
-                    </div>
-                }
-            })}
-            <ServerKnobs link=link widget=Widget::Ticket/>
+                                        None => view! { <span class=class>{s.text}</span> }.into_any(),
+                                    }
+                                }).collect_view()}
+                            </p>
+                            <ul class="part-legend">
+                                {i.parts.iter().map(|(p, r)| view! { <li><span class=format!("swatch {}", part_class(*p))></span>{format!("{} ({} characters)", p.label(), r.len())}</li> }).collect_view()}
+                            </ul>
+                            {i.problem.clone().map(|p| view! { <p class="problem" data-testid="ticket-problem">"Where it breaks: "{p}</p> })}
+                            {if i.payload.is_none() && i.problem.is_none() {
+                                Some(view! { <p class="sealed-note">"Sealed: without the key the payload is noise. The checks below still run, because the replicas hold the key. Signing stops edits; sealing also stops reading."</p> })
+                            } else { None }}
+                            {(!i.fields.is_empty()).then(|| view! {
+                                <table class="claims" data-testid="claims">
+                                    <caption>"The payload, decoded: anyone holding the ticket can read this"</caption>
+                                    <thead><tr><th scope="col">"Field"</th><th scope="col">"Value"</th><th scope="col">"What it is for"</th></tr></thead>
+                                    <tbody>
+                                        {i.fields.iter().cloned().map(|f| {
+                                            let k = f.key.clone();
+                                            let k2 = f.key.clone();
+                                            view! {
+                                                <tr class=move || if hot.get().as_deref() == Some(k.as_str()) { "hot" } else { "" }
+                                                    on:mouseenter=move |_| hot.set(Some(k2.clone())) on:mouseleave=move |_| hot.set(None)>
+                                                    <th scope="row"><code>{f.key.clone()}</code></th>
+                                                    <td><code class="value">{f.value}</code>{f.reading.map(|r| view! { <br/><span class="reading">{r}</span> })}</td>
+                                                    <td>{f.explanation}</td>
+                                                </tr>
+                                            }
+                                        }).collect_view()}
+                                    </tbody>
+                                </table>
+                            })}
+                        </div>
+                        <div class="judgement">
+                            <CheckList verdict=i.verdict.clone() by="Replica B"/>
+                            // Folded to one line: the verdict above already says how it ends.
+                            <details class="fold json-fold" data-testid="ticket-response-fold">
+                                <summary>"What the client receives: "<code>{one_line(&i.response)}</code></summary>
+                                <pre class="json small" tabindex="0" data-testid="ticket-response">{serde_json::to_string_pretty(&i.response).unwrap_or_default()}</pre>
+                            </details>
+                            {i.detail.clone().map(|d| view! { <p class="log">"Replica B's log (never sent): "<code>{d}</code></p> })}
+                        </div>
+                    }
+                })}
+                <ServerKnobs link=link widget=Widget::Ticket/>
             </Show>
         </div>
     }

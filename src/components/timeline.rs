@@ -31,43 +31,43 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
             <Clock link=link accepted=Signal::derive(move || table.with(|t| t.as_ref().map(|t| t.rows.iter().map(|r| r.outcome.completed()).collect()).unwrap_or_default()))/>
             // The table a task after the clock.
             <Show when=move || later.get()>
-            <div class="table-wrap">
-                <table class="timeline-table" data-testid="timeline-table">
-                    <caption class="sr-only">"Each retry, the checks replica B (or A) ran on it, and the answer"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Retry"</th>
-                            <th scope="col">"Sent at"</th>
-                            <th scope="col">"Request"</th>
-                            {move || checks().into_iter().map(|c| view! { <th scope="col" class="check-col" title=format!("{}: stops {}", c.question(), c.stops())>{c.short()}</th> }).collect_view()}
-                            <th scope="col">"The server answers"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {move || table.get().map(|t| t.rows.into_iter().enumerate().map(|(i, row)| {
-                            let cells = checks().into_iter().map(|c| cell(&row, c)).collect::<Vec<_>>();
-                            let accepted = row.outcome.completed();
-                            view! {
-                                <tr data-row=i.to_string() class=if accepted { "row ok" } else { "row refused" }>
-                                    <th scope="row">{format!("{}. {}", i + 1, row.kind.title())}</th>
-                                    <td class="when"><output>{format!("t = {} s", row.at_s)}</output></td>
-                                    <td class="request">
-                                        <code>{format!("Bearer {} · id {}", row.bearer, row.id)}</code><br/>
-                                        {row.sent.clone()}
-                                        <span class="via">{format!(" (to replica {})", row.replica.name())}</span>
-                                    </td>
-                                    {cells.into_iter().zip(checks()).map(|((sym, word, reason), c)| view! {
-                                        <td class=format!("check-cell {}", word.replace(' ', "-")) title=reason data-label=c.short()>
-                                            <span aria-hidden="true">{sym}</span><span class="sr-only">{word}</span>
+                <div class="table-wrap">
+                    <table class="timeline-table" data-testid="timeline-table">
+                        <caption class="sr-only">"Each retry, the checks replica B (or A) ran on it, and the answer"</caption>
+                        <thead>
+                            <tr>
+                                <th scope="col">"Retry"</th>
+                                <th scope="col">"Sent at"</th>
+                                <th scope="col">"Request"</th>
+                                {move || checks().into_iter().map(|c| view! { <th scope="col" class="check-col" title=format!("{}: stops {}", c.question(), c.stops())>{c.short()}</th> }).collect_view()}
+                                <th scope="col">"The server answers"</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {move || table.get().map(|t| t.rows.into_iter().enumerate().map(|(i, row)| {
+                                let cells = checks().into_iter().map(|c| cell(&row, c)).collect::<Vec<_>>();
+                                let accepted = row.outcome.completed();
+                                view! {
+                                    <tr data-row=i.to_string() class=if accepted { "row ok" } else { "row refused" }>
+                                        <th scope="row">{format!("{}. {}", i + 1, row.kind.title())}</th>
+                                        <td class="when"><output>{format!("t = {} s", row.at_s)}</output></td>
+                                        <td class="request">
+                                            <code>{format!("Bearer {} · id {}", row.bearer, row.id)}</code><br/>
+                                            {row.sent.clone()}
+                                            <span class="via">{format!(" (to replica {})", row.replica.name())}</span>
                                         </td>
-                                    }).collect_view()}
-                                    <td class="answer" data-testid=format!("answer-{i}")>{row.answer.clone()}</td>
-                                </tr>
-                            }
-                        }).collect_view())}
-                    </tbody>
-                </table>
-            </div>
+                                        {cells.into_iter().zip(checks()).map(|((sym, word, reason), c)| view! {
+                                            <td class=format!("check-cell {}", word.replace(' ', "-")) title=reason data-label=c.short()>
+                                                <span aria-hidden="true">{sym}</span><span class="sr-only">{word}</span>
+                                            </td>
+                                        }).collect_view()}
+                                        <td class="answer" data-testid=format!("answer-{i}")>{row.answer.clone()}</td>
+                                    </tr>
+                                }
+                            }).collect_view())}
+                        </tbody>
+                    </table>
+                </div>
             </Show>
             <p class="hint">"✓ passed · ✗ failed · – not reached (an earlier check already refused) · ○ turned off. The checks stop edits, theft, lateness and misdirection, not repeats: only a server that remembers what it redeemed refuses the second send, and only if every replica shares that memory."</p>
         </div>
