@@ -569,14 +569,12 @@ impl Auditor<'_> {
             "standard-alphabet" => {
                 // A ticket spelled without - or _ reads the same in both alphabets; about
                 // one in four signed tickets is, so take the first of a few that is not.
-                // A server that mints the same ticket for the same call within a second gets
-                // a slightly different argument on each try, so its tickets differ.
+                // A server that mints the same ticket for the same call within a second (the
+                // TS SDK's codec does) gets a different argument on each try, so its tickets
+                // differ.
                 for i in 0..ALPHABET_TRIES {
-                    let mut args = self.arguments.clone();
-                    if i > 0 {
-                        change_an_argument(&mut args);
-                    }
-                    let params = json!({"name": self.tool, "arguments": args});
+                    let params =
+                        json!({"name": self.tool, "arguments": try_arguments(&self.arguments, i)});
                     let m = match self.mint_call(params, Who::Caller)? {
                         Ok(m) => m,
                         Err(j) => return Ok(j),
@@ -967,6 +965,16 @@ pub fn arguments_for(schema: &Value) -> Value {
 
 /// Changes the first argument it can: a string gets a suffix, a number one more, a boolean
 /// flips. Says what it did. (Called again, it changes the same argument again.)
+/// The arguments of the `n`th of several tries: the caller's own, then changed once more on
+/// each try, so no two tries send the same call (a lone boolean can only alternate).
+fn try_arguments(args: &Value, n: usize) -> Value {
+    let mut a = args.clone();
+    for _ in 0..n {
+        change_an_argument(&mut a);
+    }
+    a
+}
+
 fn change_an_argument(args: &mut Value) -> Option<String> {
     let m = args.as_object_mut()?;
     for (k, v) in m.iter_mut() {
@@ -991,5 +999,30 @@ fn short(v: &Value) -> String {
         )
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tries {
+    use super::*;
+
+    #[test]
+    fn every_try_for_another_spelling_sends_a_call_of_its_own() {
+        // Seen in make interop: the TS SDK mints the same ticket for the same call, and every
+        // try after the first sent the same changed argument, so two tickets were all it saw.
+        for args in [json!({"env": "audit"}), json!({"n": 1, "env": "x"})] {
+            let sent: Vec<String> = (0..ALPHABET_TRIES)
+                .map(|i| try_arguments(&args, i).to_string())
+                .collect();
+            let mut unique = sent.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), ALPHABET_TRIES, "{sent:?}");
+            assert_eq!(
+                sent[0],
+                args.to_string(),
+                "the first try is the caller's own call"
+            );
+        }
     }
 }
