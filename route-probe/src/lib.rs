@@ -41,7 +41,8 @@ pub fn RoundTripProbe() -> impl IntoView {
     let all = StoredValue::new(steps(&round_trip(Knobs::default(), Ending::Honest)));
     let count = all.with_value(Vec::len);
     let (at, set_at) = signal(0usize);
-    let shown = Memo::new(move |_| all.with_value(|s| s[at.get()].clone()));
+    // A trace with no steps shows nothing rather than panicking.
+    let shown = Memo::new(move |_| all.with_value(|s| s.get(at.get()).cloned()));
     view! {
         <div class="probe">
             <ol class="steps">
@@ -64,14 +65,15 @@ pub fn RoundTripProbe() -> impl IntoView {
             <div class="controls">
                 <button on:click=move |_| set_at.update(|a| *a = a.saturating_sub(1))>"Back"</button>
                 <span>{move || format!("Step {} of {count}", at.get() + 1)}</span>
-                <button on:click=move |_| set_at.update(|a| *a = (*a + 1).min(count - 1))>"Next"</button>
+                <button on:click=move |_| set_at.update(|a| *a = (*a + 1).min(count.saturating_sub(1)))>"Next"</button>
             </div>
-            <h3>{move || shown.get().title}</h3>
-            <p>{move || shown.get().caption}</p>
+            <h3>{move || shown.get().map(|s| s.title)}</h3>
+            <p>{move || shown.get().map(|s| s.caption)}</p>
             {move || {
                 shown
                     .get()
-                    .messages
+                    .map(|s| s.messages)
+                    .unwrap_or_default()
                     .into_iter()
                     .map(|(kind, json)| view! { <details><summary>{kind}</summary><pre>{json}</pre></details> })
                     .collect_view()
