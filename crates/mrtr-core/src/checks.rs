@@ -1,9 +1,10 @@
 //! The checks a server runs on a returned ticket, in the lesson's order, stopping at the
 //! first failure: signature → principal → expiry → request → answer → single use.
 //!
-//! A retry that lacks an answer is not refused: the answer check records it as unanswered,
-//! single use looks the ticket up without spending it (a spent ticket is refused), and the
-//! server asks again.
+//! A retry that lacks an answer (or answers a key with another kind of result than the one
+//! asked) is not refused: the answer check records it as unanswered, single use looks the
+//! ticket up without spending it (a spent ticket is refused), and the server asks again.
+//! Spending happens only once the work is done, in the server.
 //!
 //! Every outcome is kept (passed / failed with the reason / not reached / turned off) so a
 //! reader can show each one and the server can log the detail; the wire only ever sees the
@@ -12,7 +13,7 @@
 use serde_json::Value;
 
 use crate::canonical::arguments_digest;
-use crate::redemption::{Lookup, Redemption, RedemptionStore};
+use crate::redemption::{Lookup, RedemptionStore};
 use crate::ticket::{read_unverified, Claims, Codec, OpenError, Principal, Seal};
 
 /// How far into the future an issued-at may lie (clock skew between replicas).
@@ -186,8 +187,8 @@ pub struct Presented<'a> {
     pub method: &'a str,
     pub target: &'a str,
     pub arguments: &'a Value,
-    /// Keys of the valid `inputResponses` entries.
-    pub answered: &'a [String],
+    /// Keys of the valid `inputResponses` entries, each with the method it answers.
+    pub answered: &'a [(String, &'static str)],
     pub now_s: u64,
 }
 
@@ -232,7 +233,7 @@ impl Verdict {
     }
 }
 
-/// Runs the checks in order. A redemption is recorded only when every earlier check passed.
+/// Runs the checks in order, recording nothing: single use only looks the flow up.
 pub fn verify(
     codec: &Codec,
     presented: &Presented<'_>,
@@ -328,11 +329,18 @@ pub fn verify(
     match (c, policy.answer, failed) {
         (_, false, _) => push(Check::Answer, None, &mut failed),
         (Some(c), true, false) => {
+            // An entry answers a key only if it is of the kind asked there: a sampling-shaped
+            // or roots-shaped entry under a form's key is no answer at all.
             let keys: Vec<String> = c
                 .awaits
                 .iter()
-                .filter(|k| !presented.answered.contains(k))
-                .cloned()
+                .filter(|(k, m)| {
+                    !presented
+                        .answered
+                        .iter()
+                        .any(|(ak, am)| ak == *k && am == m)
+                })
+                .map(|(k, _)| k.clone())
                 .collect();
             if keys.is_empty() {
                 push(Check::Answer, Some(Ok(())), &mut failed);
@@ -345,20 +353,16 @@ pub fn verify(
         _ => push(Check::Answer, Some(Ok(())), &mut failed),
     }
 
-    // Single use last, so that a refused retry never burns the ticket. A retry that asks
-    // again only looks the ticket up; one that goes on to the work spends it.
+    // Single use last, so that a refused retry never burns the ticket. The checks only look
+    // the flow up: a spent flow is refused here, before any handler runs. Spending is the
+    // server's, once the handler has finished the work (see `Server::call`): a retry that is
+    // asked again, for whatever reason, spends nothing.
     let single = match (c, failed || !policy.single_use) {
         (Some(c), false) => Some(match store {
-            Some(s) if unanswered.is_some() => match s.lookup(&c.tid, presented.now_s) {
+            Some(s) => match s.lookup(&c.tid, presented.now_s) {
                 Lookup::NotRedeemed => Ok(()),
                 Lookup::Redeemed => Err(Refusal::AlreadyRedeemed),
                 Lookup::Unavailable => Err(Refusal::StoreUnavailable),
-            },
-            Some(s) => match s.redeem(&c.tid, c.exp, presented.now_s) {
-                Redemption::First => Ok(()),
-                Redemption::Repeat => Err(Refusal::AlreadyRedeemed),
-                Redemption::Full => Err(Refusal::StoreFull),
-                Redemption::Unavailable => Err(Refusal::StoreUnavailable),
             },
             None => Err(Refusal::StoreUnavailable),
         }),

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use crate::canonical::arguments_digest;
 use crate::catalog::{Catalog, Invocation, Outcome};
-use crate::checks::{verify, Check, CheckPolicy, Presented, Refusal, Verdict};
+use crate::checks::{verify, Check, CheckPolicy, Presented, Refusal, Status, Verdict};
 use crate::entropy::{Clock, Entropy};
 use crate::error::RpcError;
 use crate::redemption::{Lookup, MemoryStore, Redemption, RedemptionStore};
@@ -239,8 +239,8 @@ impl Server {
         }
     }
 
-    /// Spends a ticket whose handler finished without the answer it waited for (single use
-    /// only): the first time succeeds, any later one is refused like a repeat.
+    /// Spends a flow whose handler finished the work (single use only): the first time
+    /// succeeds, any later one (a copy that raced past the look-up) is refused like a repeat.
     fn spend(
         &self,
         flow: &Claims,
@@ -256,6 +256,18 @@ impl Server {
             Redemption::Full => Refusal::StoreFull,
             Redemption::Unavailable => Refusal::StoreUnavailable,
         };
+        // The verdict shown for this request is the one that decided it: single use failed.
+        for event in trace.iter_mut() {
+            if let TraceEvent::TicketChecked { verdict, .. } = event {
+                if let Some(o) = verdict
+                    .outcomes
+                    .iter_mut()
+                    .find(|o| o.check == Check::SingleUse)
+                {
+                    o.status = Status::Failed(refusal.clone());
+                }
+            }
+        }
         let e = refusal_error(&refusal);
         trace.push(TraceEvent::Refused {
             error: e.clone(),
@@ -359,17 +371,18 @@ impl Server {
                 return Err(RpcError::invalid_params("\"arguments\" must be an object"))
             }
         };
-        let responses = InputResponses::from_params(Some(params))?;
+        let mut responses = InputResponses::from_params(Some(params))?;
         let now_s = ctx.clock.now_s();
 
         let mut state = None;
-        // Set when the ticket came back valid but unanswered: the flow it belongs to, whose
-        // id and expiry a re-asked ticket keeps.
+        // Set when the retry carried a ticket that passed every check that runs: the flow it
+        // belongs to. Any ticket minted for this retry keeps the flow's id and expiry, and
+        // finishing the work spends the flow, once.
         let mut lineage: Option<Claims> = None;
         match params.get("requestState") {
             None | Some(Value::Null) => {}
             Some(Value::String(ticket)) => {
-                let answered = responses.keys();
+                let answered = responses.answered();
                 let presented = Presented {
                     ticket,
                     principal: ctx.principal,
@@ -389,8 +402,14 @@ impl Server {
                 };
                 let failure = verdict.first_failure().map(|(c, r)| (c, r.clone()));
                 state = verdict.claims.as_ref().map(|c| c.state.clone());
-                if verdict.unanswered().is_some() && !self.config.naive_ask_again {
-                    lineage = verdict.claims.clone();
+                if failure.is_none() {
+                    if let Some(claims) = &verdict.claims {
+                        if policy.answer {
+                            // The handler sees only answers of the kind each key asked for.
+                            responses.retain_awaited(&claims.awaits);
+                        }
+                        lineage = Some(claims.clone());
+                    }
                 }
                 trace.push(TraceEvent::TicketChecked {
                     ticket: ticket.clone(),
@@ -440,8 +459,8 @@ impl Server {
                     cache_hints(&mut body, retried);
                 }
                 if let Some(flow) = &lineage {
-                    // The handler finished without the answer the ticket waited for: the
-                    // ticket is spent now, and only once.
+                    // The work is done: the flow is spent now, and only once, whichever of
+                    // its tickets (and whichever replica) got here first.
                     self.spend(flow, now_s, trace)?;
                 }
                 trace.push(TraceEvent::Completed);
@@ -479,13 +498,22 @@ impl Server {
                     return Err(e);
                 }
                 let keys: Vec<String> = requests.iter().map(|(k, _)| k.clone()).collect();
+                let awaits = requests
+                    .iter()
+                    .map(|(k, r)| (k.clone(), r.method().to_owned()))
+                    .collect();
+                // The naive server re-mints on the ask-again path as if the call were new:
+                // the hole the lab shows with it.
+                let lineage = lineage.filter(|_| !self.config.naive_ask_again);
                 let ticket = match state {
                     Some(s) => {
                         let claims = Claims {
                             v: 1,
                             kid: String::new(),
-                            // Asking again continues the same flow: same id (so single use
-                            // covers every copy), same deadline (so asking never extends it).
+                            // A ticket minted for a retry that carried a valid ticket
+                            // continues that flow, whatever the handler decided: same id (so
+                            // single use covers every copy), same deadline (so no answer, of
+                            // any kind, ever extends it).
                             tid: lineage
                                 .as_ref()
                                 .map(|f| f.tid.clone())
@@ -499,7 +527,7 @@ impl Server {
                             method: method.to_owned(),
                             target: target.to_owned(),
                             args: arguments_digest(&arguments),
-                            awaits: keys.clone(),
+                            awaits,
                             state: s,
                         };
                         let ticket = self.codec.mint(&claims, ctx.entropy);

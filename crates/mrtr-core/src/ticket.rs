@@ -16,6 +16,8 @@ use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::ChaCha20Poly1305;
 use hkdf::Hkdf;
 use hmac::{Hmac, Mac};
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::Sha256;
@@ -270,8 +272,10 @@ pub struct Claims {
     pub method: String,
     pub target: String,
     pub args: String,
-    /// The `inputRequests` keys the ticket waits for.
-    pub awaits: Vec<String>,
+    /// The `inputRequests` keys the ticket waits for, each with the method asked under it
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`): an answer of another
+    /// kind does not answer it.
+    pub awaits: BTreeMap<String, String>,
     /// The handler's own state.
     pub state: Value,
 }
@@ -584,7 +588,7 @@ mod tests {
             method: "tools/call".into(),
             target: "deploy".into(),
             args: crate::canonical::arguments_digest(&json!({"env": "staging"})),
-            awaits: vec!["confirm".into()],
+            awaits: BTreeMap::from([("confirm".into(), "elicitation/create".into())]),
             state: json!({"env": "staging"}),
         }
     }

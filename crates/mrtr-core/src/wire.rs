@@ -586,6 +586,16 @@ impl InputResponse {
         None
     }
 
+    /// The method of the request this is the result of: a ticket records the method asked
+    /// under each key, and an answer of another kind does not answer it.
+    pub fn method(&self) -> &'static str {
+        match self {
+            InputResponse::Elicit { .. } => "elicitation/create",
+            InputResponse::Sampling(_) => "sampling/createMessage",
+            InputResponse::Roots(_) => "roots/list",
+        }
+    }
+
     /// The accepted form content, if the user accepted.
     pub fn accepted(&self) -> Option<&Map<String, Value>> {
         match self {
@@ -652,6 +662,24 @@ impl InputResponses {
 
     pub fn keys(&self) -> Vec<String> {
         self.entries.iter().map(|(k, _)| k.clone()).collect()
+    }
+
+    /// Each valid entry's key with the method it answers.
+    pub fn answered(&self) -> Vec<(String, &'static str)> {
+        self.entries
+            .iter()
+            .map(|(k, r)| (k.clone(), r.method()))
+            .collect()
+    }
+
+    /// Keeps only the entries that answer what `awaits` asked (same key, same method); the
+    /// rest move to `dropped`, so a handler never sees an answer of the wrong kind.
+    pub fn retain_awaited(&mut self, awaits: &std::collections::BTreeMap<String, String>) {
+        let (keep, drop): (Vec<_>, Vec<_>) = std::mem::take(&mut self.entries)
+            .into_iter()
+            .partition(|(k, r)| awaits.get(k).is_some_and(|m| m == r.method()));
+        self.entries = keep;
+        self.dropped.extend(drop.into_iter().map(|(k, _)| k));
     }
 
     pub fn is_empty(&self) -> bool {

@@ -27,7 +27,7 @@ fn claims(sub: &str, env: &str) -> Claims {
         method: "tools/call".into(),
         target: "deploy".into(),
         args: arguments_digest(&json!({"env": env})),
-        awaits: vec!["confirm".into()],
+        awaits: std::collections::BTreeMap::from([("confirm".into(), "elicitation/create".into())]),
         state: json!({"env": env}),
     }
 }
@@ -35,7 +35,7 @@ fn claims(sub: &str, env: &str) -> Claims {
 fn accepts(c: &Codec, ticket: &str, who: &str, env: &str) -> bool {
     let p = Principal::user(who);
     let args = json!({"env": env});
-    let answered = vec!["confirm".to_owned()];
+    let answered = vec![("confirm".to_owned(), "elicitation/create")];
     let presented = Presented {
         ticket,
         principal: &p,

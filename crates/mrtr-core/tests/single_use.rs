@@ -230,3 +230,118 @@ fn a_handler_that_finishes_without_the_answer_spends_the_ticket_once() {
     let second = bob(&mut s, 2, &retry(3));
     assert!(second.error().unwrap().is_invalid_request_state());
 }
+
+/// A retry whose answer is of another kind than the question (here a sampling result under
+/// the form's key) is no answer: asked again, on a ticket of the same id and deadline, and
+/// nothing is spent, so bob's honest retry still deploys, once.
+#[test]
+fn a_wrong_kind_answer_is_asked_again_on_the_same_flow_and_spends_nothing() {
+    let mut s = single_use();
+    let first = bob(&mut s, 0, &deploy(1, None, false));
+    let (t1, c1) = first
+        .minted()
+        .map(|(t, c)| (t.to_owned(), c.clone()))
+        .unwrap();
+    let mut wrong = deploy(2, Some(&t1), false);
+    wrong["params"]["inputResponses"] = json!({"confirm": {"role": "assistant", "content": {"type": "text", "text": "yes"}, "model": "m"}});
+    let again = bob(&mut s, 1, &wrong);
+    let v = again.verdict().unwrap();
+    assert_eq!(
+        v.status(Check::Answer),
+        Some(&Status::Unanswered {
+            keys: vec!["confirm".into()]
+        })
+    );
+    let (t2, c2) = again
+        .minted()
+        .map(|(t, c)| (t.to_owned(), c.clone()))
+        .unwrap();
+    assert_eq!(
+        (c2.tid.as_str(), c2.exp),
+        (c1.tid.as_str(), c1.exp),
+        "same flow, same deadline"
+    );
+    assert_eq!(s.redeemed_count(), 0, "a wrong-kind answer spends nothing");
+    assert_eq!(
+        text(&bob(&mut s, 2, &deploy(3, Some(&t2), true))),
+        "deployed to staging, release 2026.11.30-2"
+    );
+    assert!(bob(&mut s, 3, &deploy(4, Some(&t1), true))
+        .error()
+        .unwrap()
+        .is_invalid_request_state());
+    // Past the first ticket's deadline, the re-asked one is refused at expiry as well.
+    let mut late = lab();
+    let t = ticket_of(&bob(&mut late, 0, &deploy(5, None, false)));
+    let t2 = ticket_of(&bob(&mut late, 100, &wrong_with(&t)));
+    let r = bob(&mut late, 120, &deploy(6, Some(&t2), true));
+    assert_eq!(
+        r.verdict().unwrap().first_failure().unwrap().0,
+        Check::Expiry
+    );
+}
+
+fn wrong_with(ticket: &str) -> Value {
+    let mut m = deploy(9, Some(ticket), false);
+    m["params"]["inputResponses"] = json!({"confirm": {"roots": []}});
+    m
+}
+
+/// Asking again after an answer the handler does not accept (a decline) and the next round of a
+/// multi-round flow both continue the flow: same id, same deadline, nothing spent until the end.
+#[test]
+fn every_ticket_minted_for_a_valid_ticket_inherits_its_id_and_deadline() {
+    let mut s = single_use();
+    let who = Principal::user("bob");
+    let call = |id: i64, name: &str, ticket: Option<&str>, answers: Value| {
+        let mut extra = json!({"inputResponses": answers});
+        if let Some(t) = ticket {
+            extra["requestState"] = json!(t);
+        }
+        tool(id, name, extra)
+    };
+    let name = "test_input_required_result_multi_round";
+    let r1 = send_as(&mut s, who.clone(), 0, &call(1, name, None, json!({})));
+    let (t1, c1) = r1.minted().map(|(t, c)| (t.to_owned(), c.clone())).unwrap();
+    let ok = json!({"step1": {"action": "accept", "content": {"ok": true}}});
+    // Step 1 answered, twice: the same step-2 flow each time, nothing spent.
+    for (id, at) in [(2, 5), (3, 6)] {
+        let r = send_as(
+            &mut s,
+            who.clone(),
+            at,
+            &call(id, name, Some(&t1), ok.clone()),
+        );
+        let (_, c) = r.minted().unwrap();
+        assert_eq!((c.tid.as_str(), c.exp), (c1.tid.as_str(), c1.exp));
+    }
+    let t2 = ticket_of(&send_as(
+        &mut s,
+        who.clone(),
+        7,
+        &call(4, name, Some(&t1), ok),
+    ));
+    let done = json!({"step2": {"action": "accept", "content": {"ok": true}}});
+    let r = send_as(
+        &mut s,
+        who.clone(),
+        8,
+        &call(5, name, Some(&t2), done.clone()),
+    );
+    assert_eq!(text(&r), "multi-round complete: both steps answered");
+    assert!(
+        send_as(&mut s, who.clone(), 9, &call(6, name, Some(&t2), done))
+            .error()
+            .unwrap()
+            .is_invalid_request_state()
+    );
+    // A decline the handler asks again after: same flow. (At another second than the first
+    // call above: the tests' randomness is seeded by the time, so ids would repeat.)
+    let name = "test_input_required_result_request_state";
+    let r = send_as(&mut s, who.clone(), 20, &call(7, name, None, json!({})));
+    let (t, c) = r.minted().map(|(t, c)| (t.to_owned(), c.clone())).unwrap();
+    let declined = json!({"confirm": {"action": "decline"}});
+    let r = send_as(&mut s, who, 60, &call(8, name, Some(&t), declined));
+    let (_, again) = r.minted().unwrap();
+    assert_eq!((again.tid.as_str(), again.exp), (c.tid.as_str(), c.exp));
+}

@@ -1,0 +1,588 @@
+//! Generated histories against two replicas that share a key and one memory of redemptions,
+//! and the invariants that must hold after every step. Shared by the property test
+//! (`tests/invariants.rs`, operations from proptest) and the fuzz target
+//! (`fuzz/fuzz_targets/histories.rs`, operations from raw bytes), so both check one model.
+//!
+//! The model follows each flow by what was sent, never by what the server says about it: a
+//! flow starts with a call that carried no ticket, and every ticket the server hands back
+//! for a retry carrying a ticket of a flow belongs to that flow. Against that model:
+//! 1. nothing completes at or after the expiry of the first ticket of its flow;
+//! 2. with single use, each flow completes at most once, across both replicas;
+//! 3. an honest retry of a live, unspent ticket succeeds (completes, or asks the next
+//!    round's question on a ticket of the same id and expiry);
+//! 4. every error is the uniform -32602 or a -32603 store fault, and a refused ticket names
+//!    the check that refused it.
+//!
+//! Panics are failures too: the property test catches them, the fuzzer reports them.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use mrtr_core::redemption::MemoryStore;
+use mrtr_core::wire::{ClientCapabilities, Envelope};
+use mrtr_core::{CallContext, FixedClock, Key, Principal, Reply, SeededEntropy, Server};
+use serde_json::{json, Map, Value};
+
+/// Seconds since the start of the history are offset from this epoch.
+const EPOCH_MS: u64 = 1_800_000_000_000;
+/// A short lifetime, so generated clock steps cross expiries often.
+pub const TTL_S: u64 = 30;
+
+/// One step of a history. Indices are reduced modulo what they index.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// A first call (no ticket) of one of the ticket-minting requests.
+    Call { replica: u8, request: u8, token: u8 },
+    /// A retry built from any ticket seen so far, with every part chosen freely.
+    Retry {
+        replica: u8,
+        ticket: u16,
+        edit: u8,
+        answers: u8,
+        token: u8,
+        args: u8,
+    },
+    /// The honest retry of a seen ticket: byte for byte, its caller, its arguments, and an
+    /// answer of the asked kind to every question.
+    Honest { replica: u8, ticket: u16 },
+    /// The clock moves forward.
+    Advance { seconds: u16 },
+}
+
+impl Op {
+    /// Decodes operations from raw bytes, five bytes each (the fuzz target's input).
+    pub fn from_bytes(data: &[u8]) -> Vec<Op> {
+        data.chunks_exact(5)
+            .map(|c| match c[0] % 4 {
+                0 => Op::Call {
+                    replica: c[1],
+                    request: c[2],
+                    token: c[3],
+                },
+                1 => Op::Retry {
+                    replica: c[1] & 1,
+                    ticket: u16::from(c[2]),
+                    edit: c[3] >> 4,
+                    answers: c[3] & 0x0f,
+                    token: c[4] & 0x0f,
+                    args: c[4] >> 4,
+                },
+                2 => Op::Honest {
+                    replica: c[1],
+                    ticket: u16::from(c[2]),
+                },
+                _ => Op::Advance {
+                    seconds: u16::from(c[1]) % 64,
+                },
+            })
+            .collect()
+    }
+}
+
+/// The callers: three tokens and none.
+const CALLERS: [Option<&str>; 4] = [Some("bob"), Some("alice"), Some("carol"), None];
+
+/// The first calls a history can make: (method, target key, target, arguments).
+const REQUESTS: [(&str, &str, &str, &str); 7] = [
+    ("tools/call", "name", "deploy", r#"{"env":"staging"}"#),
+    ("tools/call", "name", "deploy", r#"{"env":"prod"}"#),
+    (
+        "tools/call",
+        "name",
+        "test_input_required_result_request_state",
+        "{}",
+    ),
+    (
+        "tools/call",
+        "name",
+        "test_input_required_result_multi_round",
+        "{}",
+    ),
+    (
+        "tools/call",
+        "name",
+        "test_input_required_result_multiple_inputs",
+        "{}",
+    ),
+    (
+        "prompts/get",
+        "name",
+        "test_input_required_result_prompt",
+        "{}",
+    ),
+    ("resources/read", "uri", "mrtr://lab/deploy-log", "{}"),
+];
+
+/// A ticket the history has seen, with the request it came back on.
+#[derive(Clone, Debug)]
+struct Seen {
+    ticket: String,
+    flow: usize,
+    caller: Option<&'static str>,
+    /// The request that minted it, without `requestState` or `inputResponses`.
+    params: Value,
+    method: &'static str,
+    /// The `inputRequests` it came with.
+    questions: Map<String, Value>,
+}
+
+#[derive(Clone, Debug)]
+struct Flow {
+    /// Expiry of the flow's first ticket, in seconds of the shared clock.
+    first_exp_s: u64,
+    completions: u32,
+}
+
+/// Two replicas, one key, one memory, a clock and the model.
+pub struct History {
+    replicas: [Server; 2],
+    single_use: bool,
+    now_s: u64,
+    rng: SeededEntropy,
+    seen: Vec<Seen>,
+    flows: Vec<Flow>,
+    next_id: i64,
+    /// What happened, one line per step, for a failure's message.
+    pub log: Vec<String>,
+}
+
+impl History {
+    pub fn new(single_use: bool, seed: u64) -> History {
+        let store: Arc<MemoryStore> = Arc::new(MemoryStore::default());
+        let replica = |name: &str| {
+            let mut s = Server::lab(Key::new("k1", b"0123456789abcdef0123456789abcdef").unwrap())
+                .with_store(Box::new(store.clone()));
+            s.config.name = name.into();
+            s.config.ttl_s = TTL_S;
+            s.config.policy.single_use = single_use;
+            s
+        };
+        History {
+            replicas: [replica("A"), replica("B")],
+            single_use,
+            now_s: 0,
+            rng: SeededEntropy::new(seed),
+            seen: Vec::new(),
+            flows: Vec::new(),
+            next_id: 1,
+            log: Vec::new(),
+        }
+    }
+
+    /// Runs every step, checking the invariants after each; the first broken one is the error.
+    pub fn run(&mut self, ops: &[Op]) -> Result<(), String> {
+        for op in ops {
+            self.step(op).map_err(|e| {
+                let tail: Vec<&String> = self.log.iter().rev().take(12).collect();
+                let tail: Vec<&str> = tail.into_iter().rev().map(String::as_str).collect();
+                format!("{e}\nlast steps:\n  {}", tail.join("\n  "))
+            })?;
+        }
+        Ok(())
+    }
+
+    pub fn step(&mut self, op: &Op) -> Result<(), String> {
+        match *op {
+            Op::Advance { seconds } => {
+                self.now_s += u64::from(seconds);
+                self.log.push(format!("t={} s", self.now_s));
+                Ok(())
+            }
+            Op::Call {
+                replica,
+                request,
+                token,
+            } => {
+                let (method, key, target, args) = REQUESTS[usize::from(request) % REQUESTS.len()];
+                let caller = CALLERS[usize::from(token) % CALLERS.len()];
+                let mut params = json!({ key: target });
+                if method != "resources/read" {
+                    params["arguments"] = serde_json::from_str(args).unwrap();
+                }
+                let reply = self.send(replica, caller, method, params.clone());
+                self.log.push(format!(
+                    "call {method} {target} {args} as {caller:?} on {} -> {}",
+                    name(replica),
+                    summary(&reply)
+                ));
+                check_error(&reply)?;
+                if let Some((ticket, claims)) = reply.minted() {
+                    self.flows.push(Flow {
+                        first_exp_s: claims.exp - EPOCH_MS / 1000,
+                        completions: 0,
+                    });
+                    self.remember(
+                        ticket.to_owned(),
+                        self.flows.len() - 1,
+                        caller,
+                        params,
+                        method,
+                        &reply,
+                    );
+                }
+                Ok(())
+            }
+            Op::Honest { replica, ticket } => {
+                let Some(seen) = self.pick(ticket) else {
+                    return Ok(());
+                };
+                let flow = &self.flows[seen.flow];
+                let live = self.now_s < flow.first_exp_s;
+                let unspent = !(self.single_use && flow.completions > 0);
+                let mut params = seen.params.clone();
+                params["requestState"] = json!(seen.ticket);
+                params["inputResponses"] = honest_answers(&seen.questions);
+                let reply = self.send(replica, seen.caller, seen.method, params);
+                self.log.push(format!(
+                    "honest retry of #{} (flow {}, live {live}, unspent {unspent}) on {} -> {}",
+                    self.index_of(&seen.ticket),
+                    seen.flow,
+                    name(replica),
+                    summary(&reply)
+                ));
+                check_error(&reply)?;
+                if live && unspent && reply.error().is_some() {
+                    return Err(format!(
+                        "an honest retry of a live, unspent ticket was refused: {}",
+                        summary(&reply)
+                    ));
+                }
+                self.after_retry(&seen, &reply)
+            }
+            Op::Retry {
+                replica,
+                ticket,
+                edit,
+                answers,
+                token,
+                args,
+            } => {
+                let Some(seen) = self.pick(ticket) else {
+                    return Ok(());
+                };
+                let caller = CALLERS[usize::from(token) % CALLERS.len()];
+                let mut params = seen.params.clone();
+                let args_text;
+                match args % 4 {
+                    0 => args_text = "same arguments",
+                    1 => {
+                        params["arguments"] = json!({"env": "prod"});
+                        args_text = "env prod";
+                    }
+                    2 => {
+                        params["arguments"] = json!({});
+                        args_text = "no arguments";
+                    }
+                    _ => {
+                        if let Some(Value::Object(a)) = params.get_mut("arguments") {
+                            a.insert("force".into(), json!(true));
+                        }
+                        args_text = "an extra argument";
+                    }
+                }
+                let (ticket_text, edit_text) = edited(&seen.ticket, edit);
+                params["requestState"] = json!(ticket_text);
+                let (responses, answers_text) = answers_of(&seen.questions, answers);
+                if let Some(r) = responses {
+                    params["inputResponses"] = r;
+                }
+                let reply = self.send(replica, caller, seen.method, params);
+                self.log.push(format!(
+                    "retry of #{} (flow {}) {edit_text}, {answers_text}, {args_text}, as {caller:?} on {} -> {}",
+                    self.index_of(&seen.ticket),
+                    seen.flow,
+                    name(replica),
+                    summary(&reply)
+                ));
+                check_error(&reply)?;
+                self.after_retry(&seen, &reply)
+            }
+        }
+    }
+
+    /// What a retry carrying a ticket of `seen`'s flow did to the flow.
+    fn after_retry(&mut self, seen: &Seen, reply: &Reply) -> Result<(), String> {
+        let Some(result) = reply.result() else {
+            return Ok(());
+        };
+        let flow = &mut self.flows[seen.flow];
+        match result.get("resultType").and_then(Value::as_str) {
+            Some("complete") => {
+                flow.completions += 1;
+                if self.now_s >= flow.first_exp_s {
+                    return Err(format!(
+                        "flow {} completed at t={} s, at or after its first ticket's expiry ({} s)",
+                        seen.flow, self.now_s, flow.first_exp_s
+                    ));
+                }
+                if self.single_use && flow.completions > 1 {
+                    return Err(format!(
+                        "with single use, flow {} completed {} times",
+                        seen.flow, flow.completions
+                    ));
+                }
+                Ok(())
+            }
+            Some("input_required") => {
+                if let Some((ticket, _)) = reply.minted() {
+                    self.remember(
+                        ticket.to_owned(),
+                        seen.flow,
+                        seen.caller,
+                        seen.params.clone(),
+                        seen.method,
+                        reply,
+                    );
+                }
+                Ok(())
+            }
+            other => Err(format!("a result with resultType {other:?}")),
+        }
+    }
+
+    fn remember(
+        &mut self,
+        ticket: String,
+        flow: usize,
+        caller: Option<&'static str>,
+        params: Value,
+        method: &'static str,
+        reply: &Reply,
+    ) {
+        if self.seen.iter().any(|s| s.ticket == ticket) {
+            return;
+        }
+        let questions = reply
+            .result()
+            .and_then(|r| r.get("inputRequests"))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        self.seen.push(Seen {
+            ticket,
+            flow,
+            caller,
+            params,
+            method,
+            questions,
+        });
+    }
+
+    fn pick(&self, index: u16) -> Option<Seen> {
+        if self.seen.is_empty() {
+            return None;
+        }
+        Some(self.seen[usize::from(index) % self.seen.len()].clone())
+    }
+
+    fn index_of(&self, ticket: &str) -> usize {
+        self.seen
+            .iter()
+            .position(|s| s.ticket == ticket)
+            .unwrap_or(usize::MAX)
+    }
+
+    fn send(
+        &mut self,
+        replica: u8,
+        caller: Option<&str>,
+        method: &str,
+        mut params: Value,
+    ) -> Reply {
+        let mut env = Envelope::new(
+            ClientCapabilities::all(),
+            Some(json!({"name": "history", "version": "1"})),
+        );
+        env.raw_capabilities = json!({"elicitation": {}, "sampling": {}, "roots": {}});
+        params["_meta"] = env.to_meta();
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let principal = caller.map_or(Principal::Anonymous, Principal::user);
+        let clock = FixedClock(EPOCH_MS + self.now_s * 1000);
+        let server = &self.replicas[usize::from(replica & 1)];
+        server.handle(
+            &message,
+            &mut CallContext {
+                principal: &principal,
+                clock: &clock,
+                entropy: &mut self.rng,
+            },
+        )
+    }
+}
+
+fn name(replica: u8) -> &'static str {
+    if replica & 1 == 0 {
+        "A"
+    } else {
+        "B"
+    }
+}
+
+fn summary(reply: &Reply) -> String {
+    if let Some(e) = reply.error() {
+        return format!("error {} {}", e.code, e.message);
+    }
+    match reply.result() {
+        Some(r) => match r.get("resultType").and_then(Value::as_str) {
+            Some("input_required") => match reply.minted() {
+                Some((_, c)) => format!(
+                    "input_required, ticket {} exp {} s",
+                    c.tid,
+                    c.exp - EPOCH_MS / 1000
+                ),
+                None => "input_required, no ticket".into(),
+            },
+            Some(t) => t.to_owned(),
+            None => "a result without resultType".into(),
+        },
+        None => "no response".into(),
+    }
+}
+
+/// Invariant 4: only the uniform refusal or a store fault, and a refused ticket names its check.
+fn check_error(reply: &Reply) -> Result<(), String> {
+    let Some(e) = reply.error() else {
+        return Ok(());
+    };
+    match e.code {
+        -32603 => Ok(()),
+        -32602 => {
+            if e.is_invalid_request_state() {
+                let named = reply.verdict().and_then(|v| v.first_failure()).is_some();
+                if !named {
+                    return Err(format!(
+                        "a ticket was refused without a failed check: {:?}",
+                        reply.trace
+                    ));
+                }
+            }
+            Ok(())
+        }
+        other => Err(format!(
+            "error {other} ({}), not -32602 or -32603",
+            e.message
+        )),
+    }
+}
+
+/// An answer of the asked kind to every question: the form's fields filled in (booleans
+/// true), a sampling message, a list of roots.
+pub fn honest_answers(questions: &Map<String, Value>) -> Value {
+    let mut out = Map::new();
+    for (key, q) in questions {
+        out.insert(key.clone(), honest_answer(q));
+    }
+    Value::Object(out)
+}
+
+fn honest_answer(question: &Value) -> Value {
+    match question.get("method").and_then(Value::as_str) {
+        Some("sampling/createMessage") => sampling_answer(),
+        Some("roots/list") => roots_answer(),
+        _ => {
+            let mut content = Map::new();
+            if let Some(props) = question
+                .pointer("/params/requestedSchema/properties")
+                .and_then(Value::as_object)
+            {
+                for (field, schema) in props {
+                    let v = match schema.get("type").and_then(Value::as_str) {
+                        Some("boolean") => json!(true),
+                        Some("number") | Some("integer") => json!(1),
+                        _ => json!("x"),
+                    };
+                    content.insert(field.clone(), v);
+                }
+            }
+            json!({"action": "accept", "content": content})
+        }
+    }
+}
+
+fn sampling_answer() -> Value {
+    json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"})
+}
+
+fn roots_answer() -> Value {
+    json!({"roots": []})
+}
+
+/// An answer of another kind than the one asked (a renewal attempt).
+fn wrong_kind(question: &Value) -> Value {
+    match question.get("method").and_then(Value::as_str) {
+        Some("roots/list") => json!({"action": "accept", "content": {"confirm": true}}),
+        Some("sampling/createMessage") => roots_answer(),
+        _ => sampling_answer(),
+    }
+}
+
+/// `inputResponses` for a free retry, and how to say it.
+fn answers_of(questions: &Map<String, Value>, choice: u8) -> (Option<Value>, &'static str) {
+    let each = |f: &dyn Fn(&Value) -> Value| {
+        let mut out = Map::new();
+        for (k, q) in questions {
+            out.insert(k.clone(), f(q));
+        }
+        out
+    };
+    match choice % 9 {
+        0 => (None, "no answers"),
+        1 => (Some(honest_answers(questions)), "honest answers"),
+        2 => (Some(Value::Object(each(&wrong_kind))), "wrong-kind answers"),
+        3 => (
+            Some(Value::Object(each(
+                &|_| json!({"result": {"action": "accept"}}),
+            ))),
+            "malformed answers",
+        ),
+        4 => {
+            let mut a = each(&honest_answer);
+            a.insert("extra".into(), sampling_answer());
+            (Some(Value::Object(a)), "honest answers and an extra key")
+        }
+        5 => (
+            Some(Value::Object(each(&|_| json!({"action": "decline"})))),
+            "declined",
+        ),
+        6 => {
+            let mut a = Map::new();
+            if let Some((k, q)) = questions.iter().next() {
+                a.insert(k.clone(), honest_answer(q));
+            }
+            (Some(Value::Object(a)), "the first answer only")
+        }
+        7 => (Some(Value::Null), "inputResponses null"),
+        _ => (
+            Some(Value::Object(each(&|_| json!(42)))),
+            "numbers for answers",
+        ),
+    }
+}
+
+/// The ticket, or an edit of it, and how to say it.
+fn edited(ticket: &str, edit: u8) -> (String, &'static str) {
+    match edit % 6 {
+        0 | 1 => (ticket.to_owned(), "byte for byte"),
+        2 => {
+            let mut b = ticket.as_bytes().to_vec();
+            let i = b.len() / 2;
+            b[i] = if b[i] == b'A' { b'B' } else { b'A' };
+            (String::from_utf8(b).unwrap(), "one character changed")
+        }
+        3 => (
+            mrtr_core::ticket::rewrite_payload(ticket, |p| {
+                let mut c: Value = serde_json::from_str(&p).unwrap_or_default();
+                if let Some(exp) = c.get("exp").and_then(Value::as_u64) {
+                    c["exp"] = json!(exp + 3600);
+                }
+                c.to_string()
+            })
+            .unwrap_or_else(|_| ticket.to_owned()),
+            "its expiry pushed an hour later",
+        ),
+        4 => (ticket[..ticket.len() - 1].to_owned(), "truncated"),
+        _ => (format!("{ticket}A"), "with a character appended"),
+    }
+}

@@ -1,0 +1,91 @@
+//! The single-use and lifetime guarantees, proved over generated histories rather than the
+//! cases someone thought of: arbitrary sequences of first calls, honest retries and free
+//! retries (any ticket seen so far or an edit of it, any answers, any of three tokens or
+//! none, any arguments) against two replicas sharing one memory, with the clock moving
+//! forward by arbitrary steps, single use on and off. The invariants are in `history/`,
+//! shared with the fuzz target `fuzz/fuzz_targets/histories.rs`.
+//!
+//! Failing cases proptest finds are kept in `tests/invariants.proptest-regressions` and
+//! replayed first on every run.
+
+mod history;
+
+use history::{History, Op};
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(replica, request, token)| Op::Call { replica, request, token }),
+        6 => (any::<u8>(), any::<u16>(), any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>()).prop_map(
+            |(replica, ticket, edit, answers, token, args)| Op::Retry { replica, ticket, edit, answers, token, args }
+        ),
+        4 => (any::<u8>(), any::<u16>()).prop_map(|(replica, ticket)| Op::Honest { replica, ticket }),
+        3 => (0u16..45).prop_map(|seconds| Op::Advance { seconds }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 384,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/invariants.proptest-regressions",
+        ))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn every_history_keeps_the_guarantees(
+        single_use in any::<bool>(),
+        seed in any::<u64>(),
+        ops in prop::collection::vec(op(), 1..40),
+    ) {
+        let mut h = History::new(single_use, seed);
+        if let Err(e) = h.run(&ops) {
+            return Err(TestCaseError::fail(e));
+        }
+    }
+}
+
+/// The attacks of issue #23, as fixed histories: each must hold on every build.
+#[test]
+fn a_wrong_kind_answer_neither_renews_nor_spends() {
+    for single_use in [false, true] {
+        let mut h = History::new(single_use, 7);
+        let ops = [
+            Op::Call {
+                replica: 0,
+                request: 0,
+                token: 0,
+            },
+            Op::Advance { seconds: 12 },
+            // bob's ticket back with a sampling-shaped answer: asked again, on the same deadline.
+            Op::Retry {
+                replica: 0,
+                ticket: 0,
+                edit: 0,
+                answers: 2,
+                token: 0,
+                args: 0,
+            },
+            Op::Advance { seconds: 10 },
+            // Still inside the first ticket's life: every ticket of the flow completes honestly.
+            Op::Honest {
+                replica: 1,
+                ticket: 1,
+            },
+            Op::Advance { seconds: 10 },
+            // Past the first ticket's expiry: the re-asked ticket must not deploy.
+            Op::Honest {
+                replica: 0,
+                ticket: 1,
+            },
+            Op::Honest {
+                replica: 1,
+                ticket: 0,
+            },
+        ];
+        h.run(&ops)
+            .unwrap_or_else(|e| panic!("single use {single_use}: {e}"));
+    }
+}
