@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::Sha256;
+use zeroize::Zeroizing;
 
 use crate::entropy::Entropy;
 
@@ -93,12 +94,13 @@ impl std::fmt::Display for KeyError {
 impl std::error::Error for KeyError {}
 
 /// One server secret, with separate subkeys for signing and sealing (HKDF-SHA256), so the
-/// same secret never feeds two algorithms.
+/// same secret never feeds two algorithms. The subkeys are wiped from memory when the key is
+/// dropped.
 #[derive(Clone)]
 pub struct Key {
     id: String,
-    mac_key: [u8; 32],
-    aead_key: [u8; 32],
+    mac_key: Zeroizing<[u8; 32]>,
+    aead_key: Zeroizing<[u8; 32]>,
 }
 
 impl std::fmt::Debug for Key {
@@ -119,11 +121,11 @@ impl Key {
             return Err(KeyError::TooShort(secret.len()));
         }
         let hk = Hkdf::<Sha256>::new(Some(b"mrtr-lab ticket key"), secret);
-        let mut mac_key = [0u8; 32];
-        let mut aead_key = [0u8; 32];
+        let mut mac_key = Zeroizing::new([0u8; 32]);
+        let mut aead_key = Zeroizing::new([0u8; 32]);
         // 32 bytes is far below HKDF-SHA256's output limit, so expand cannot fail.
-        let _ = hk.expand(b"mrtr/ticket/v1/hmac-sha256", &mut mac_key);
-        let _ = hk.expand(b"mrtr/ticket/v1/chacha20poly1305", &mut aead_key);
+        let _ = hk.expand(b"mrtr/ticket/v1/hmac-sha256", mac_key.as_mut());
+        let _ = hk.expand(b"mrtr/ticket/v1/chacha20poly1305", aead_key.as_mut());
         Ok(Key {
             id,
             mac_key,
@@ -137,14 +139,14 @@ impl Key {
 
     fn mac(&self, data: &[u8]) -> HmacSha256 {
         // HMAC accepts keys of any length.
-        let mut mac = <HmacSha256 as Mac>::new_from_slice(&self.mac_key)
+        let mut mac = <HmacSha256 as Mac>::new_from_slice(self.mac_key.as_ref())
             .unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
         mac.update(data);
         mac
     }
 
     fn cipher(&self) -> ChaCha20Poly1305 {
-        ChaCha20Poly1305::new((&self.aead_key).into())
+        ChaCha20Poly1305::new(self.aead_key.as_ref().into())
     }
 }
 
@@ -397,6 +399,16 @@ impl Codec {
         }
     }
 
+    /// Why no key of the ring verified a signed ticket, for the log and the page: a key id
+    /// this ring does not hold, or else a bad MAC. Read only after every MAC failed, and only to
+    /// word the refusal; nothing is decided on it.
+    fn why_no_key_matched(&self, payload: &[u8]) -> OpenError {
+        match serde_json::from_slice::<KidOnly>(payload) {
+            Ok(KidOnly { kid }) if self.keyring.get(&kid).is_none() => OpenError::UnknownKey(kid),
+            _ => OpenError::BadMac,
+        }
+    }
+
     /// The key a signed payload's `kid` names, from this codec's ring.
     fn key_named_in(&self, payload: &[u8]) -> Result<&Key, OpenError> {
         let kid = serde_json::from_slice::<KidOnly>(payload)
@@ -434,14 +446,26 @@ impl Codec {
                 if tag.len() != MAC_LEN {
                     return Err(OpenError::WrongLength { part: "signature" });
                 }
-                // The ticket names its key; the MAC covers that name, so it cannot be
-                // swapped. (Whether it is genuine is only known once the MAC matches.)
-                let key = self.key_named_in(&payload)?;
-                // verify_slice compares in constant time.
-                if key.mac(signed.as_bytes()).verify_slice(&tag).is_err() {
-                    return Err(OpenError::BadMac);
+                // Nothing of the payload is read before a MAC matches: each key of the ring is
+                // tried on the exact signed bytes (verify_slice compares in constant time).
+                let Some(key) = self
+                    .keyring
+                    .keys
+                    .iter()
+                    .find(|k| k.mac(signed.as_bytes()).verify_slice(&tag).is_ok())
+                else {
+                    return Err(self.why_no_key_matched(&payload));
+                };
+                let claims = parse_claims(&payload)?;
+                // The payload names its key too (the inspector shows it); it must be the key
+                // that verified it.
+                if claims.kid != key.id {
+                    return Err(OpenError::BadPayload(format!(
+                        "names key {:?} but was signed with {:?}",
+                        claims.kid, key.id
+                    )));
                 }
-                parse_claims(&payload)
+                Ok(claims)
             }
             Some(Seal::Sealed) => {
                 let body = decode(&ticket[anatomy.body.clone()], "sealed body")?;
@@ -553,7 +577,8 @@ fn decode(part: &str, name: &'static str) -> Result<Vec<u8>, OpenError> {
         .map_err(|_| OpenError::BadBase64 { part: name })
 }
 
-/// Just the key id of a signed payload, read before the MAC is checked.
+/// Just the key id of a signed payload: for showing a signature (the inspector) and wording a
+/// refusal, never for deciding one.
 #[derive(Deserialize)]
 struct KidOnly {
     kid: String,
@@ -623,6 +648,61 @@ mod tests {
         assert_eq!(read_unverified(&t).unwrap(), opened);
         let a = anatomy(&t).unwrap();
         assert_eq!(&t[a.mac.unwrap()].len(), &43);
+    }
+
+    /// Known answers: a fixed key, claims and nonce give exactly these strings, so any change
+    /// of a ticket format (claims, encoding, key derivation, MAC or AEAD input) is deliberate.
+    /// Both were checked once outside Rust (Python's hmac/hashlib for HKDF and HMAC, and the
+    /// `cryptography` package's ChaCha20Poly1305, which opens the sealed one to these claims).
+    #[test]
+    fn known_answer_vectors_for_each_format() {
+        let signed = codec(Seal::Signed).mint(&claims(), &mut SeededEntropy::new(1));
+        assert_eq!(signed, KAT_SIGNED);
+        let sealed = codec(Seal::Sealed).mint(&claims(), &mut SeededEntropy::new(1));
+        assert_eq!(sealed, KAT_SEALED);
+        for (seal, t) in [(Seal::Signed, KAT_SIGNED), (Seal::Sealed, KAT_SEALED)] {
+            let opened = codec(seal).open(t).unwrap();
+            assert_eq!(
+                opened,
+                Claims {
+                    kid: "k1".into(),
+                    ..claims()
+                }
+            );
+        }
+    }
+
+    const KAT_SIGNED: &str = "v1.eyJ2IjoxLCJraWQiOiJrMSIsInRpZCI6InQxIiwiaWF0IjoxMDAwLCJleHAiOjExMjAsInN1YiI6ImJvYiIsIm1ldGhvZCI6InRvb2xzL2NhbGwiLCJ0YXJnZXQiOiJkZXBsb3kiLCJhcmdzIjoiVUJpZkFGSHBCYm1NczBReVZtS0RuUSIsImF3YWl0cyI6eyJjb25maXJtIjoiZWxpY2l0YXRpb24vY3JlYXRlIn0sInN0YXRlIjp7ImVudiI6InN0YWdpbmcifX0.mDZyLyOeD-LNfjDrw1e4iN0PVdbSz6kBy6eBw1iTEqA";
+    const KAT_SEALED: &str = "v1e.wVwCiewtCpFn7I5ly1i3XzIoEpdlLvYkQrYLIbnpEGbRsORfP4NOHcjT82iMAxEI--wRzQXbxsSp8ki_3BihlIzs3LT6luizltIlahFJWP8b4WAW9qZXwRwGO6n_MmJMu0OEm3zl97OTCytR5AkJIDGovnf9MeRp24XDwCKsbob27wlknO1vAsIEnZLPb4uIuDWTcCedKGJNwqiFkdWZ4eu3333mqHUsOSTYFSP-aMkMym5aM_tlb46orqV_V2Gx0XWCF8eIulibexvF_C6jUgTBaX-sRv9BQZYiazxstiPu20DWGDpq";
+
+    /// The payload is not read before a MAC matches: a payload that is not even JSON, or one
+    /// naming a key the ring holds, fails on its MAC alone; the key it names is only used to
+    /// word a refusal.
+    #[test]
+    fn nothing_of_the_payload_is_read_before_the_mac_matches() {
+        let c = codec(Seal::Signed);
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let mac = &t[t.rfind('.').unwrap() + 1..];
+        let not_json = format!("v1.{}.{mac}", URL_SAFE_NO_PAD.encode(b"{not json"));
+        assert_eq!(c.open(&not_json), Err(OpenError::BadMac));
+        let named = format!("v1.{}.{mac}", URL_SAFE_NO_PAD.encode(br#"{"kid":"k1"}"#));
+        assert_eq!(c.open(&named), Err(OpenError::BadMac));
+        // A genuine MAC by k1 over a payload that says k2 signed it: refused.
+        let ring = Keyring::of(vec![
+            Key::new("k1", &[7u8; 32]).unwrap(),
+            Key::new("k2", &[8u8; 32]).unwrap(),
+        ])
+        .unwrap();
+        let two = Codec::new(ring, Seal::Signed);
+        let lying = rewrite_payload(&t, |p| p.replace("\"kid\":\"k1\"", "\"kid\":\"k2\"")).unwrap();
+        let body_end = lying.rfind('.').unwrap();
+        let k1 = Key::new("k1", &[7u8; 32]).unwrap();
+        let tag = k1
+            .mac(&lying.as_bytes()[..body_end])
+            .finalize()
+            .into_bytes();
+        let resigned = format!("{}.{}", &lying[..body_end], URL_SAFE_NO_PAD.encode(tag));
+        assert!(matches!(two.open(&resigned), Err(OpenError::BadPayload(_))));
     }
 
     #[test]
