@@ -114,8 +114,11 @@ start_one() {
         (umask 077; printf 'k1=%s' "$(cat "$DIR/fleet.key")" > "$keys")
       fi
       local log=--log-checks; [ "${MRTR_CLUSTER_QUIET:-}" = 1 ] && log=
+      # A test may route one replica's Redis traffic elsewhere (a fault proxy): $name.redemption.
+      local redemption="redis://127.0.0.1:$REDIS_PORT/0"
+      [ -s "$DIR/$name.redemption" ] && redemption=$(cat "$DIR/$name.redemption")
       MRTR_KEYS=$(cat "$keys") setsid "$BIN/mrtr-server" --http "127.0.0.1:$port" --single-use \
-        --redemption "redis://127.0.0.1:$REDIS_PORT/0" --name "$name" $log \
+        --redemption "$redemption" --name "$name" $log \
         </dev/null >>"$DIR/$name.log" 2>&1 &
       ;;
     nginx)

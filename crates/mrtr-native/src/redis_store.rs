@@ -1,11 +1,19 @@
 //! A redemption store on Redis, shared by every replica: single use across a fleet.
 //!
-//! A redemption is one atomic command, `SET mrtr:redeemed:<tid> 1 NX EXAT <exp>`: the first
-//! of any number of racing replicas gets `OK`, the rest get nothing, and the key vanishes
-//! when the ticket would have expired anyway, so the store never outgrows the live tickets.
-//! A lookup (the ask-again path) is `EXISTS`. Every call is bounded by a timeout; when
-//! Redis is down or slow the store answers `Unavailable` and the server refuses (fail
-//! closed), logs why, and reconnects by itself on a later call.
+//! A redemption is one atomic command, `SET mrtr:redeemed:<tid> <owner> NX PX <ms>`: the
+//! first of any number of racing replicas gets `OK`, the rest get nothing. The retention is
+//! relative and computed from the replica's own clock (the ticket's remaining life plus the
+//! clock-skew allowance), so single use depends on the replicas' clocks only, never on
+//! Redis's (and needs nothing newer than Redis 2.6.12). A lookup (every retry, before its
+//! handler runs) is `EXISTS`. Every call is bounded by a timeout; when Redis is down or slow
+//! the store answers `Unavailable` and the server refuses (fail closed), logs why, and
+//! reconnects by itself on a later call.
+//!
+//! A claim whose reply is lost (the command ran, its answer missed the timeout) must not
+//! spend the ticket: the client is told nothing was done and to send the same retry again.
+//! So each claim carries a random owner token, and when its outcome is unknown the store
+//! deletes the key on a fresh connection only if it still holds that token
+//! (compare-and-delete, one Lua script), before the server answers.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -17,6 +25,31 @@ use mrtr_core::redemption::{Lookup, Redemption, RedemptionStore};
 /// How long one Redis call (connect, send, receive) may take before the store gives up.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(250);
 const KEY_PREFIX: &str = "mrtr:redeemed:";
+/// Deletes KEYS[1] only if it holds ARGV[1]: a claim's owner undoing its own claim, never
+/// anyone else's.
+const RELEASE_SCRIPT: &str =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+/// How many fresh connections a release tries before it gives up (and says so in the log).
+const RELEASE_TRIES: u32 = 3;
+
+/// What one command got: an answer, no answer after the command surely did not run (no
+/// connection), or no answer after it was sent (it may have run).
+enum Outcome<T> {
+    Answer(T),
+    NeverSent,
+    Unknown,
+}
+
+/// How long Redis keeps a redemption, from the replica's clock: the ticket's remaining life
+/// plus the skew allowance (a replica whose clock runs behind still finds the id while it
+/// would accept the ticket), at least one second.
+pub fn retention_ms(expires_s: u64, now_s: u64) -> u64 {
+    expires_s
+        .saturating_sub(now_s)
+        .saturating_add(MAX_CLOCK_SKEW_S)
+        .max(1)
+        .saturating_mul(1000)
+}
 
 pub struct RedisStore {
     client: redis::Client,
@@ -58,30 +91,75 @@ impl RedisStore {
     }
 
     /// Runs one command on the connection, connecting first if needed. Any failure drops
-    /// the connection (the next call reconnects) and is logged.
+    /// the connection (the next call reconnects, so a late reply is never read as the answer
+    /// to another command) and is logged.
     fn run<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Option<T> {
+        match self.send(cmd) {
+            Outcome::Answer(v) => Some(v),
+            Outcome::NeverSent | Outcome::Unknown => None,
+        }
+    }
+
+    fn send<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Outcome<T> {
         let Ok(mut slot) = self.conn.lock() else {
             eprintln!("[{}] redemption store: lock poisoned", self.name);
-            return None;
+            return Outcome::NeverSent;
         };
         if slot.is_none() {
             match self.connect() {
                 Ok(c) => *slot = Some(c),
                 Err(e) => {
                     eprintln!("[{}] redemption store unavailable: {e}", self.name);
-                    return None;
+                    return Outcome::NeverSent;
                 }
             }
         }
-        let conn = slot.as_mut()?;
+        let Some(conn) = slot.as_mut() else {
+            return Outcome::NeverSent;
+        };
         match cmd.query::<T>(conn) {
-            Ok(v) => Some(v),
+            Ok(v) => Outcome::Answer(v),
             Err(e) => {
                 eprintln!("[{}] redemption store unavailable: {e}", self.name);
                 *slot = None;
-                None
+                // A refused connection means nothing reached Redis; a timeout or a broken
+                // connection after sending may have left the command run.
+                if e.is_connection_refusal() {
+                    Outcome::NeverSent
+                } else {
+                    Outcome::Unknown
+                }
             }
         }
+    }
+
+    /// Undoes a claim whose reply was lost, on a fresh connection each try: deletes the key
+    /// only if it still holds `owner`. True when Redis answered (the key is now not ours).
+    fn release(&self, key: &str, owner: &str) -> bool {
+        let mut script = redis::cmd("EVAL");
+        script.arg(RELEASE_SCRIPT).arg(1).arg(key).arg(owner);
+        for _ in 0..RELEASE_TRIES {
+            let answered = self.connect().and_then(|mut c| script.query::<i64>(&mut c));
+            match answered {
+                Ok(n) => {
+                    eprintln!(
+                        "[{}] redemption store: a claim's reply was lost; {} it, so the same retry can go through",
+                        self.name,
+                        if n == 1 { "released" } else { "it had not been recorded; nothing to release" }
+                    );
+                    return true;
+                }
+                Err(e) => eprintln!(
+                    "[{}] redemption store: releasing a lost claim: {e}",
+                    self.name
+                ),
+            }
+        }
+        eprintln!(
+            "[{}] redemption store: could not release a claim whose reply was lost; that ticket is refused until its retention ends",
+            self.name
+        );
+        false
     }
 
     fn connect(&self) -> redis::RedisResult<redis::Connection> {
@@ -93,23 +171,36 @@ impl RedisStore {
 }
 
 impl RedemptionStore for RedisStore {
-    fn redeem(&self, ticket_id: &str, expires_s: u64, _now_s: u64) -> Redemption {
-        // Kept a little past the ticket's expiry, so a replica whose clock runs behind
-        // Redis's still finds the id while it would accept the ticket.
-        let until = expires_s.saturating_add(MAX_CLOCK_SKEW_S);
+    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
+        let key = format!("{KEY_PREFIX}{ticket_id}");
+        let mut token = [0u8; 16];
+        if getrandom::fill(&mut token).is_err() {
+            eprintln!(
+                "[{}] redemption store: no randomness for an owner token",
+                self.name
+            );
+            return Redemption::Unavailable;
+        }
+        let owner = hex::encode(token);
         let mut cmd = redis::cmd("SET");
-        cmd.arg(format!("{KEY_PREFIX}{ticket_id}"))
-            .arg(1)
+        cmd.arg(&key)
+            .arg(&owner)
             .arg("NX")
-            .arg("EXAT")
-            .arg(until);
-        match self.run::<Option<String>>(&cmd) {
-            Some(Some(_)) => {
+            .arg("PX")
+            .arg(retention_ms(expires_s, now_s));
+        match self.send::<Option<String>>(&cmd) {
+            Outcome::Answer(Some(_)) => {
                 self.recorded.fetch_add(1, Ordering::Relaxed);
                 Redemption::First
             }
-            Some(None) => Redemption::Repeat,
-            None => Redemption::Unavailable,
+            Outcome::Answer(None) => Redemption::Repeat,
+            Outcome::NeverSent => Redemption::Unavailable,
+            Outcome::Unknown => {
+                // The claim may have been recorded though nobody will do the work: undo it
+                // if it is ours, so "nothing was done, send it again" stays true.
+                self.release(&key, &owner);
+                Redemption::Unavailable
+            }
         }
     }
 
@@ -136,6 +227,17 @@ mod tests {
     fn only_redis_urls_are_taken() {
         assert!(RedisStore::open("http://x", DEFAULT_TIMEOUT, "t").is_err());
         assert!(RedisStore::open("redis://127.0.0.1:1/0", DEFAULT_TIMEOUT, "t").is_ok());
+    }
+
+    #[test]
+    fn retention_is_the_remaining_life_plus_the_skew_allowance_by_the_replicas_clock() {
+        assert_eq!(
+            retention_ms(1_000_120, 1_000_000),
+            (120 + MAX_CLOCK_SKEW_S) * 1000
+        );
+        // A replica whose clock is past the expiry still keeps the id for the allowance.
+        assert_eq!(retention_ms(100, 130), MAX_CLOCK_SKEW_S * 1000);
+        assert_eq!(retention_ms(u64::MAX, 0), u64::MAX);
     }
 
     #[test]
