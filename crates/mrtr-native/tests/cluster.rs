@@ -475,3 +475,24 @@ fn a_claim_whose_reply_is_lost_spends_nothing_and_the_same_retry_completes_once(
         "{log}"
     );
 }
+
+/// A wrong-kind answer on one replica spends nothing in the shared memory: bob's honest retry
+/// on the other replica deploys, once, and the ticket re-asked for the wrong-kind answer is
+/// a copy of the same flow (refused after that deploy, on either replica).
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
+fn a_wrong_kind_answer_on_one_replica_spends_nothing_on_the_other() {
+    let c = Cluster::start();
+    let t = c.a.ticket("bob", "staging");
+    let mut wrong = deploy(2, "staging", Some(&t));
+    wrong["params"]["inputResponses"] = serde_json::json!({"confirm": {"roots": []}});
+    let (_, r) = c.a.post(Some("bob"), &wrong);
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let reasked = r["result"]["requestState"].as_str().unwrap().to_owned();
+    let (_, r) = c.b.post(Some("bob"), &deploy(3, "staging", Some(&t)));
+    assert!(deployed(&r), "{r}");
+    for (id, to) in [(4, &c.a), (5, &c.b)] {
+        let (_, r) = to.post(Some("bob"), &deploy(id, "staging", Some(&reasked)));
+        assert!(refused(&r), "{r}");
+    }
+}

@@ -268,3 +268,54 @@ fn single_use_holds_against_laundering_and_racing_retries() {
     }
     assert_serving(&s);
 }
+
+/// The renewal attack of issue #23 against the real binary, as measured there: mint at 0 s,
+/// send a sampling-shaped answer at 1.2 s, and try what came back at 2.8 s, after the first
+/// ticket's 2 s expired. Refused now; with single use the wrong-kind answer spends nothing,
+/// so bob's honest retry still deploys, once.
+#[test]
+fn a_wrong_kind_answer_neither_renews_nor_spends_a_ticket() {
+    let sampled =
+        json!({"role": "assistant", "content": {"type": "text", "text": "yes"}, "model": "m"});
+    for extra in [&[][..], &["--single-use"][..]] {
+        let mut args = vec!["--ttl", "2"];
+        args.extend_from_slice(extra);
+        let s = start(&args);
+        // The server's clock counts whole seconds: mint just after one begins, so 1.2 s
+        // later is inside the 2 s life and 2.8 s later is past it, every run.
+        let into_second = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_millis();
+        std::thread::sleep(std::time::Duration::from_millis(u64::from(
+            1000 - into_second,
+        )));
+        let t = ticket(&s, "bob", "staging");
+        std::thread::sleep(std::time::Duration::from_millis(1200));
+        let mut wrong = deploy(2, "staging", Some(&t));
+        wrong["params"]["inputResponses"] = json!({"confirm": sampled});
+        let (_, r) = s.post(Some("bob"), &wrong);
+        assert_eq!(
+            r["result"]["resultType"], "input_required",
+            "{extra:?}: {r}"
+        );
+        let renewed = r["result"]["requestState"].as_str().unwrap().to_owned();
+        if extra.is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(1600));
+            assert_refused(
+                "the re-asked ticket after the first one expired",
+                s.post(Some("bob"), &deploy(3, "staging", Some(&renewed))),
+            );
+        } else {
+            let (_, r) = s.post(Some("bob"), &deploy(3, "staging", Some(&t)));
+            assert!(
+                deployed(&r),
+                "the honest retry after a wrong-kind answer deploys: {r}"
+            );
+            assert_refused(
+                "a copy of the flow",
+                s.post(Some("bob"), &deploy(4, "staging", Some(&renewed))),
+            );
+        }
+    }
+}
