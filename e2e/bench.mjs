@@ -43,7 +43,7 @@ async function longTasksWhilePlaying(browser, site) {
   for (let i = 0; i < 6; i++) { await page.getByTestId(`time-${i}`).focus(); for (const k of ['End', 'Home', 'PageUp', 'PageUp']) await page.keyboard.press(k); }
   await page.getByTestId('single-use').check();
   await page.getByTestId('per-replica').check();
-  for (const m of ['honest', 'edit', 'alice', 'wait', 'prod', 'twice', 'noanswer', 'onechar', 'forge', 'launder']) await page.getByTestId(`move-${m}`).check();
+  for (const m of ['honest', 'edit', 'alice', 'wait', 'prod', 'twice', 'noanswer', 'onechar', 'forge', 'launder', 'renew']) await page.getByTestId(`move-${m}`).check();
   await page.getByTestId('raw-knobs-fold').locator('summary').click();
   for (const id of ['raw-change', 'raw-nosig', 'raw-stateless']) await page.getByTestId(id).check();
   for (const m of ['tools/call', 'prompts/get', 'resources/read', 'tools/list', 'prompts/list', 'resources/list', 'server/discover']) await page.getByTestId('rules-method').selectOption(m);

@@ -159,7 +159,7 @@ test('timeline on a touch screen: a finger on a lane scrolls past it; only the m
 test('misuse: every move meets the check the lesson says', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=misuse' });
   await waitForApp(page);
-  const expected = { honest: null, edit: 'signature', alice: 'principal', wait: 'expiry', prod: 'request', twice: null, noanswer: null, onechar: 'signature', forge: 'signature', launder: null };
+  const expected = { honest: null, edit: 'signature', alice: 'principal', wait: 'expiry', prod: 'request', twice: null, noanswer: null, onechar: 'signature', forge: 'signature', launder: null, renew: 'expiry' };
   for (const [move, check] of Object.entries(expected)) {
     await page.getByTestId(`move-${move}`).check();
     const failed = await page.getByTestId('attempts').locator('li.check.failed').evaluateAll((els) => els.map((e) => e.dataset.check));
@@ -189,6 +189,21 @@ test('misuse: laundering deploys twice on a naive server and is refused by ours'
   assert.equal(await page.getByTestId('misuse-answer').count(), 3);
   assert.equal(await deployed(), 2, 'the naive server deploys twice');
   assert.match(page.url(), /naive=1/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('misuse: a renewal by a wrong-kind answer is asked again on the first deadline and refused after it', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=renew' });
+  await waitForApp(page);
+  const attempts = page.getByTestId('attempts');
+  assert.equal(await page.getByTestId('misuse-answer').count(), 2);
+  assert.equal(await attempts.locator('li.check.asked-again').first().getAttribute('data-check'), 'answer');
+  assert.equal(await attempts.locator('li.check.failed').last().getAttribute('data-check'), 'expiry');
+  assert.match(await page.getByTestId('renew-note').textContent(), /same deadline \(t = 120 s\)/);
+  await page.getByTestId('naive-ask-again').check();
+  assert.match(await page.getByTestId('renew-note').textContent(), /brand-new ticket/);
+  assert.equal((await page.getByTestId('misuse-answer').allTextContents()).filter((t) => t.includes('deployed')).length, 1);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -32,6 +32,12 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                     <p class="note" data-testid="launder-note">{move || launder_note(knobs.get())}</p>
                     <LaunderKnobs link=link widget=Widget::Misuse/>
                 </Show>
+                <Show when=move || mv.get() == Some(Move::Renew)>
+                    <LaunderKnobs link=link widget=Widget::Misuse/>
+                </Show>
+                <Show when=move || show() && mv.get() == Some(Move::Renew)>
+                    <p class="note" data-testid="renew-note">{move || outcome.get().and_then(|o| o.renewal()).map(renewal_note)}</p>
+                </Show>
                 <Show when=move || predict.get() && mv.get().is_some() && !revealed.get()>
                     <fieldset class="predict" data-testid="prediction">
                         <legend>"What will replica B do?"</legend>
@@ -103,6 +109,22 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                 }).collect_view()}
             </fieldset>
         </div>
+    }
+}
+
+/// What the renewal attempt got, in a sentence, from the deadlines of the two tickets of the
+/// same run (so it can never disagree with the verdicts beside it).
+fn renewal_note(r: mrtr_world::misuse::Renewal) -> String {
+    if r.held() {
+        format!(
+            "An answer of another kind than the question is no answer: the answer check counts the confirmation as missing, so B asks again, on a ticket with the same id and the same deadline (t = {} s) as the first. Sent back after that deadline, it is refused at the expiry check: asking again never extends a ticket's life.",
+            r.first_exp_s
+        )
+    } else {
+        format!(
+            "This naive server mints a brand-new ticket when it asks again: a new id and a new deadline, t = {} s instead of t = {} s. The ticket that came back outlives the first one, so a client can renew a captured ticket for ever by answering wrongly.",
+            r.renewed_exp_s, r.first_exp_s
+        )
     }
 }
 

@@ -166,7 +166,7 @@ mod tests {
             .filter(|x| x.status == "fail")
             .map(|x| x.id.as_str())
             .collect();
-        assert_eq!(failed, ["other-token", "no-token", "expired"]);
+        assert_eq!(failed, ["other-token", "no-token", "expired", "renewal"]);
         assert!(!r.ok());
         let row = r.rows.iter().find(|x| x.id == "other-token").unwrap();
         assert_eq!(row.href().as_deref(), Some("#w=misuse&move=alice"));

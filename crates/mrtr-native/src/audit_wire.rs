@@ -226,9 +226,9 @@ impl Wire for HttpWire {
         Some(results.into_iter().collect())
     }
 
-    fn wait(&mut self, seconds: u64) {
-        eprintln!("mrtr-audit: waiting {seconds} s for the ticket to expire");
-        std::thread::sleep(Duration::from_secs(seconds));
+    fn wait_ms(&mut self, ms: u64) {
+        eprintln!("mrtr-audit: waiting {:.1} s", ms as f64 / 1000.0);
+        std::thread::sleep(Duration::from_millis(ms));
     }
 
     fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>> {
@@ -305,9 +305,9 @@ impl Wire for StdioWire {
         None
     }
 
-    fn wait(&mut self, seconds: u64) {
-        eprintln!("mrtr-audit: waiting {seconds} s for the ticket to expire");
-        std::thread::sleep(Duration::from_secs(seconds));
+    fn wait_ms(&mut self, ms: u64) {
+        eprintln!("mrtr-audit: waiting {:.1} s", ms as f64 / 1000.0);
+        std::thread::sleep(Duration::from_millis(ms));
     }
 
     fn oversize_body(&mut self, _: usize) -> Option<Result<Exchange, String>> {

@@ -25,10 +25,11 @@ pub enum Move {
     ChangeOneChar,
     Forge,
     Launder,
+    Renew,
 }
 
 impl Move {
-    pub const ALL: [Move; 10] = [
+    pub const ALL: [Move; 11] = [
         Move::Honest,
         Move::EditToProd,
         Move::AliceReplays,
@@ -39,6 +40,7 @@ impl Move {
         Move::ChangeOneChar,
         Move::Forge,
         Move::Launder,
+        Move::Renew,
     ];
 
     pub fn id(self) -> &'static str {
@@ -53,6 +55,7 @@ impl Move {
             Move::ChangeOneChar => "onechar",
             Move::Forge => "forge",
             Move::Launder => "launder",
+            Move::Renew => "renew",
         }
     }
 
@@ -74,6 +77,9 @@ impl Move {
             Move::Launder => {
                 "Deploy, then send the spent ticket without the answer and redeem the fresh one"
             }
+            Move::Renew => {
+                "Renew the ticket: answer with another kind of result, then use the ticket that comes back after the first one expired"
+            }
         }
     }
 
@@ -87,7 +93,7 @@ impl Move {
                 Upshot::Refused(Check::Signature)
             }
             Move::AliceReplays => Upshot::Refused(Check::Principal),
-            Move::WaitFiveMinutes => Upshot::Refused(Check::Expiry),
+            Move::WaitFiveMinutes | Move::Renew => Upshot::Refused(Check::Expiry),
             Move::AttachToProd => Upshot::Refused(Check::Request),
             Move::WithoutAnswer => Upshot::AskedAgain,
         }
@@ -190,12 +196,58 @@ impl Played {
             .find_map(|a| a.verdict.first_failure().map(|(c, _)| c))
     }
 
+    /// For the renewal move: the expiry of the ticket bob started from and of the one the
+    /// server handed back for the wrong-kind answer, both read from the tickets themselves.
+    pub fn renewal(&self) -> Option<Renewal> {
+        let first = mrtr_core::ticket::read_unverified(&self.ticket).ok()?;
+        let again = self
+            .attempts
+            .first()?
+            .response
+            .pointer("/result/requestState")
+            .and_then(Value::as_str)?;
+        let renewed = mrtr_core::ticket::read_unverified(again).ok()?;
+        Some(Renewal {
+            first_exp_s: first.exp.saturating_sub(first.iat),
+            renewed_exp_s: renewed.exp.saturating_sub(first.iat),
+            same_id: renewed.tid == first.tid,
+        })
+    }
+
     pub fn deploys(&self) -> usize {
         self.attempts
             .iter()
             .filter(|a| a.deployed.is_some())
             .count()
     }
+}
+
+/// What a renewal attempt got: the deadlines (seconds after the first ticket was minted) of
+/// the ticket it started from and of the one the server handed back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Renewal {
+    pub first_exp_s: u64,
+    pub renewed_exp_s: u64,
+    pub same_id: bool,
+}
+
+impl Renewal {
+    /// True when the ticket handed back lives no longer than the first: asking again did not
+    /// renew it.
+    pub fn held(&self) -> bool {
+        self.renewed_exp_s <= self.first_exp_s
+    }
+}
+
+/// The answer of a sampling request, sent where a form's answer belongs.
+fn sampling_shaped(retry: &Value) -> Value {
+    let mut r = retry.clone();
+    if let Some(answers) = r["params"]["inputResponses"].as_object_mut() {
+        for v in answers.values_mut() {
+            *v = serde_json::json!({"role": "assistant", "content": {"type": "text", "text": "yes"}, "model": "any"});
+        }
+    }
+    r
 }
 
 /// A ticket for prod, minted with a key nobody else holds.
@@ -332,6 +384,13 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Played> {
                 "the same ticket again, the answer stripped off".into(),
             ),
         ],
+        // Sent late in the ticket's life, so that a renewed ticket would outlive it.
+        Move::Renew => vec![(
+            bob(),
+            100,
+            with_id(&sampling_shaped(&m.retry), 6),
+            "the retry with a sampling result where the confirmation belongs".into(),
+        )],
     };
     let mut attempts = Vec::new();
     for (who, at_s, msg, what) in plan {
@@ -349,6 +408,20 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Played> {
             let msg = with_id(&with_ticket(&m.retry, &t), 8);
             let what = "the retry again, carrying the fresh ticket".to_owned();
             attempts.push(attempt(&mut w, &bob(), 12, msg, what));
+        }
+    }
+    if mv == Move::Renew {
+        // Whatever came back is tried with the honest answer once the first ticket expired.
+        let back = attempts
+            .last()
+            .and_then(|a| a.response.pointer("/result/requestState"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(t) = back {
+            let at_s = m.claims.exp.saturating_sub(m.claims.iat) + 10;
+            let msg = with_id(&with_ticket(&m.retry, &t), 8);
+            let what = "the honest retry carrying the ticket handed back".to_owned();
+            attempts.push(attempt(&mut w, &bob(), at_s, msg, what));
         }
     }
     Some(Played {
@@ -425,6 +498,42 @@ mod tests {
         assert!(o.attempts[1].answer.starts_with("Asked again"));
         assert_eq!(o.deploys(), 2, "the naive server deploys twice");
         assert_eq!(o.first_failure(), None);
+    }
+
+    #[test]
+    fn a_renewal_attempt_is_asked_again_on_the_first_deadline_and_refused_after_it() {
+        let o = play(Knobs::default(), Move::Renew).unwrap();
+        assert_eq!(o.attempts.len(), 2);
+        assert!(
+            o.attempts[0].answer.starts_with("Asked again"),
+            "{}",
+            o.attempts[0].answer
+        );
+        assert_eq!(
+            o.attempts[0].verdict.status(Check::Answer),
+            Some(&mrtr_core::Status::Unanswered {
+                keys: vec!["confirm".into()]
+            })
+        );
+        let r = o.renewal().unwrap();
+        assert!(r.held() && r.same_id, "{r:?}");
+        assert_eq!(r.renewed_exp_s, r.first_exp_s);
+        assert_eq!(o.attempts[1].at_s, r.first_exp_s + 10);
+        assert_eq!(o.first_failure(), Some(Check::Expiry));
+        assert_eq!(o.deploys(), 0);
+        // The naive server re-mints as if the call were new: the renewed ticket deploys late.
+        let naive = play(
+            Knobs {
+                naive_ask_again: true,
+                ..Knobs::default()
+            },
+            Move::Renew,
+        )
+        .unwrap();
+        let r = naive.renewal().unwrap();
+        assert!(!r.held() && !r.same_id, "{r:?}");
+        assert_eq!(naive.deploys(), 1);
+        assert_eq!(naive.upshot(), Upshot::Deployed);
     }
 
     #[test]

@@ -8,7 +8,7 @@ pub mod sim;
 pub mod variants;
 
 use mrtr_core::client::{AgreeableHost, Client, Step};
-use mrtr_core::wire::{ClientCapabilities, InputRequest, ResultType};
+use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse, ResultType};
 use serde_json::{json, Map, Value};
 
 pub use rows::{Guard, Level, Row, ROWS};
@@ -48,8 +48,8 @@ pub trait Wire {
     fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, String>;
     /// Sends the messages at once. `None` when this wire cannot (one stdio connection).
     fn race(&mut self, msgs: &[Value], who: Who) -> Option<Result<Vec<Exchange>, String>>;
-    /// Lets `seconds` pass.
-    fn wait(&mut self, seconds: u64);
+    /// Lets `ms` milliseconds pass.
+    fn wait_ms(&mut self, ms: u64);
     /// Sends a request body of `bytes` bytes. `None` when this wire has no body limit to test.
     fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>>;
     /// Whether `Who::Other` and `Who::Nobody` are distinct principals here (not on stdio).
@@ -247,6 +247,22 @@ impl Answer {
     }
 }
 
+/// An answer of another kind than `answer` (a sampling result for a form's answer, roots
+/// for a sampling result, a form's answer for roots), and what it is, in words.
+fn wrong_kind(answer: &Value) -> (Value, &'static str) {
+    match InputResponse::classify(answer) {
+        Some(InputResponse::Sampling(_)) => (json!({"roots": []}), "a roots list"),
+        Some(InputResponse::Roots(_)) => (
+            json!({"action": "accept", "content": {}}),
+            "a form's answer",
+        ),
+        _ => (
+            json!({"role": "assistant", "content": {"type": "text", "text": "yes"}, "model": "mrtr-audit"}),
+            "a sampling result",
+        ),
+    }
+}
+
 /// A call made and answered with a ticket: what a row starts from.
 struct Minted {
     ticket: String,
@@ -288,6 +304,7 @@ pub fn row_budget(id: &str) -> usize {
         "standard-alphabet" => ALPHABET_TRIES + 1,
         "type-confusion" => 5,
         "launder" => 4,
+        "renewal" => 3,
         "whitespace" | "appended" => 4,
         "repeat" | "truncated" | "no-signature" | "padding" | "non-ascii" => 3,
         _ => 2,
@@ -653,13 +670,25 @@ impl Auditor<'_> {
                 if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
                     return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));
                 }
-                self.wire.wait(wait);
+                self.wire.wait_ms(wait * 1000);
                 let msg = self.with_id(&m.retry);
                 self.refused(
                     msg,
                     Who::Caller,
                     &format!("the honest retry {wait} s later"),
                 )
+            }
+            "renewal" => {
+                let Some(wait) = self.opts.ttl_wait_s else {
+                    return Ok(skipped(
+                        "give --ttl-wait SECONDS, longer than the server's ticket lifetime",
+                    ));
+                };
+                let m = minted!(Who::Caller);
+                if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
+                    return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));
+                }
+                self.renewal(&m, wait)
             }
             "repeat" | "launder" | "race" => {
                 if !self.opts.expect_single_use {
@@ -807,6 +836,77 @@ impl Auditor<'_> {
         }
         let again = self.with_id(&m.retry);
         self.refused(again, Who::Caller, "the same retry a second time (new id)")
+    }
+
+    /// Halfway through the ticket's life, answers every question with a result of another
+    /// kind (a sampling result for a form, roots for sampling, a form's answer for roots). A
+    /// server that takes that for no answer asks again; the ticket it hands back must not
+    /// outlive the first: it says so where readable, and it is tried, with the honest
+    /// answers, after `wait` s from the first call, once the first ticket is over.
+    fn renewal(&mut self, m: &Minted, wait: u64) -> Result<Judged, AuditError> {
+        let half = wait * 1000 / 2;
+        self.wire.wait_ms(half);
+        let mut wrong = self.with_id(&m.retry);
+        let mut kinds = Vec::new();
+        if let Some(answers) = wrong["params"]["inputResponses"].as_object_mut() {
+            for v in answers.values_mut() {
+                let (other, what) = wrong_kind(v);
+                kinds.push(what);
+                *v = other;
+            }
+        }
+        kinds.dedup();
+        let sent = format!(
+            "the honest retry with {} as the answers",
+            kinds.join(" and ")
+        );
+        let ex = self.send(&wrong, Who::Caller)?;
+        let back = match Answer::of(&ex) {
+            Answer::Asked(Some(t)) => t,
+            Answer::Complete => {
+                return Ok((
+                    Status::Fail,
+                    format!("sent {sent}; got a complete result: an answer of another kind was taken as the answer"),
+                    Some(wrong),
+                    Some(ex.body),
+                ))
+            }
+            Answer::Broken(why) => return Ok((Status::Fail, format!("sent {sent}; got {why}"), Some(wrong), Some(ex.body))),
+            a => return Ok((Status::Pass, format!("sent {sent}; got {}", a.words()), Some(wrong), Some(ex.body))),
+        };
+        if let (Some(first), Some(again)) = (
+            variants::stated_expiry(&m.ticket),
+            variants::stated_expiry(&back),
+        ) {
+            if again > first {
+                return Ok((
+                    Status::Fail,
+                    format!("sent {sent}; got a new ticket that says it expires {} s after the first one", again - first),
+                    Some(wrong),
+                    Some(ex.body),
+                ));
+            }
+        }
+        self.wire.wait_ms(wait * 1000 - half);
+        let mut late = self.with_id(&m.retry);
+        late["params"]["requestState"] = json!(back);
+        let ex2 = self.send(&late, Who::Caller)?;
+        let a2 = Answer::of(&ex2);
+        let status = if a2.refused() {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        Ok((
+            status,
+            format!(
+                "sent {sent} {:.1} s into the ticket's life and got a new ticket; the honest retry carrying it {wait} s after the first call got {}",
+                half as f64 / 1000.0,
+                a2.words()
+            ),
+            Some(late),
+            Some(ex2.body),
+        ))
     }
 
     fn launder(&mut self, m: &Minted) -> Result<Judged, AuditError> {

@@ -96,7 +96,7 @@ const fn check(
 }
 
 /// Every row, in the order an audit runs them.
-pub const ROWS: [Row; 24] = [
+pub const ROWS: [Row; 25] = [
     Row {
         id: "honest",
         group: "baseline",
@@ -232,6 +232,14 @@ pub const ROWS: [Row; 24] = [
         Check::Expiry,
         Level::Should,
         "w=misuse&move=wait",
+    ),
+    check(
+        "renewal",
+        "expiry",
+        "An answer of another kind than the question never yields a ticket that outlives the first",
+        Check::Expiry,
+        Level::Should,
+        "w=misuse&move=renew",
     ),
     check(
         "repeat",

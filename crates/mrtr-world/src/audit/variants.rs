@@ -125,6 +125,11 @@ fn first_string(m: &mut serde_json::Map<String, Value>) -> Option<String> {
     found.then(|| path.join("."))
 }
 
+/// When a readable ticket says it expires (`exp`), where it says so.
+pub fn stated_expiry(ticket: &str) -> Option<u64> {
+    readable(ticket)?.2.get("exp")?.as_u64()
+}
+
 /// How long a readable ticket says it lives (`exp - iat`), where it says both.
 pub fn stated_life(ticket: &str) -> Option<u64> {
     let (_, _, m) = readable(ticket)?;
