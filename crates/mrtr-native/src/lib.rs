@@ -4,6 +4,7 @@
 pub mod audit_wire;
 pub mod headers;
 pub mod http_front;
+pub mod lines;
 pub mod os;
 pub mod redis_store;
 pub mod stdio_front;
