@@ -218,8 +218,9 @@ fn run(args: &Args) -> Result<bool, String> {
 }
 
 /// The stdio probe of the spec's backward-compatibility rules: `server/discover` first; a
-/// `DiscoverResult` means modern, a modern error (-32022) means modern with another version
-/// (probe once more with it, never fall back), anything else or silence means legacy.
+/// `DiscoverResult` means modern, and so do -32020 and -32021 (errors only 2026-07-28 has); a
+/// -32022 naming 2026-07-28 means modern with that version (probe once more with it, never
+/// fall back); anything else or silence means legacy.
 fn probe(client: &mut Client, t: &mut dyn Transport, timeout_s: f64) -> Result<bool, String> {
     let mut corrected = false;
     loop {
@@ -234,7 +235,16 @@ fn probe(client: &mut Client, t: &mut dyn Transport, timeout_s: f64) -> Result<b
             Err(e) => return Err(e),
         };
         match classify_probe(response.as_ref()) {
-            ProbeVerdict::Modern => return Ok(true),
+            ProbeVerdict::Modern => {
+                if let Some(code) = response
+                    .as_ref()
+                    .and_then(|r| r.pointer("/error/code"))
+                    .and_then(Value::as_i64)
+                {
+                    eprintln!("mrtr-client: server/discover was refused with {code}, an error only 2026-07-28 has: speaking 2026-07-28, not falling back");
+                }
+                return Ok(true);
+            }
             ProbeVerdict::RetryWith(v) if !corrected => {
                 eprintln!(
                     "mrtr-client: the server does not speak {}; probing again with {v}",
