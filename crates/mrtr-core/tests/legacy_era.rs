@@ -345,6 +345,24 @@ fn discover_opens_the_modern_era_and_unknown_versions_get_32022() {
 }
 
 #[test]
+fn a_null_id_is_an_invalid_request_in_both_eras() {
+    let (mut s, mut conn) = (lab(), Connection::new());
+    let null_id =
+        |method: &str| json!({"jsonrpc": "2.0", "id": null, "method": method, "params": {}});
+    let out = deliver(&mut conn, &mut s, null_id("server/discover"));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["error"]["code"], -32600);
+    initialize(&mut conn, &mut s, json!({"elicitation": {}}));
+    for m in ["tools/list", "tools/call", "ping"] {
+        let out = deliver(&mut conn, &mut s, null_id(m));
+        assert_eq!(out.len(), 1, "{m}: {out:?}");
+        assert_eq!(out[0]["error"]["code"], -32600, "{m}");
+        assert_eq!(out[0]["id"], Value::Null, "{m}");
+    }
+    assert_eq!(conn.waiting(), 0);
+}
+
+#[test]
 fn garbage_never_kills_the_connection() {
     let (mut s, mut conn) = (lab(), Connection::new());
     let p = Principal::user("stdio");

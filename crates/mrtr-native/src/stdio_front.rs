@@ -171,6 +171,16 @@ mod tests {
     }
 
     #[test]
+    fn a_request_with_a_null_id_gets_32600() {
+        let null_id = DISCOVER.replace(r#""id":1"#, r#""id":null"#);
+        let lines = run(format!("{null_id}\n{DISCOVER}\n").into_bytes());
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0]["error"]["code"], -32600);
+        assert_eq!(lines[0]["id"], Value::Null);
+        assert_eq!(lines[1]["id"], 1);
+    }
+
+    #[test]
     fn serves_both_eras_and_survives_garbage() {
         let input = [
             "not json",
