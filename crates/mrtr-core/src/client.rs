@@ -281,12 +281,11 @@ impl Client {
                         ))
                     }
                 }
-                if extra.is_empty()
-                    && result.get("inputRequests").is_none()
-                    && result.get("requestState").is_none()
-                {
+                // Nothing to answer and no state to carry: the retry would be the same request
+                // again, and so would the next. Say so instead of looping.
+                if extra.is_empty() {
                     return Step::Failed(CallError::Protocol(
-                        "input_required with neither inputRequests nor requestState".into(),
+                        "input_required with no inputRequests to answer and no requestState: retrying would only repeat the request".into(),
                     ));
                 }
                 let (id, msg) = self.build(&call.method, &call.params, extra);
