@@ -718,3 +718,15 @@ fn the_server_never_mints_a_ticket_it_would_refuse() {
     assert_eq!(e.code, INTERNAL_ERROR);
     assert!(e.message.contains("does not fit in a ticket"), "{e}");
 }
+
+#[test]
+fn an_expiry_refusal_reads_without_underflow_whatever_its_numbers() {
+    use mrtr_core::checks::Refusal;
+    let r = Refusal::Expired { exp: 10, now: 15 };
+    assert!(r.to_string().contains("(5 s late)"), "{r}");
+    // Built by hand with now before exp (or at the ends of u64): still words, never a panic.
+    for (exp, now) in [(15, 10), (u64::MAX, 0), (1 << 63, 1)] {
+        let r = Refusal::Expired { exp, now };
+        assert!(r.to_string().contains("(0 s late)"), "{r}");
+    }
+}
