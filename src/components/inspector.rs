@@ -1,5 +1,5 @@
 use leptos::prelude::*;
-use mrtr_world::inspect::{edit_claim, inspect, minted_ticket, Inspection, Part};
+use mrtr_world::inspect::{edit_claim, inspect, lab_t, minted_ticket, Inspection, Part};
 use mrtr_world::scenario::tamper;
 use mrtr_world::world::EPOCH_S;
 use serde_json::Value;
@@ -141,7 +141,9 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
             </div>
             {move || decoded.get().map(|claims| {
                 let text_of = |p: &str| claims.pointer(p).and_then(Value::as_str).unwrap_or("").to_owned();
-                let exp_t = claims.pointer("/exp").and_then(Value::as_u64).map(|e| e as i64 - EPOCH_S as i64).unwrap_or(0);
+                // An exp past what the inspector shows (up to u64::MAX) leaves the box empty,
+                // marked out of range, never a wrapped number.
+                let exp_t = claims.pointer("/exp").and_then(Value::as_u64).map_or(Some(0), lab_t);
                 view! {
                     <fieldset class="edit-claims" data-testid="edit-claims">
                         <legend>"Edit what you can read"</legend>
@@ -150,7 +152,8 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                             on:change=move |ev| edit("/state/env", Value::from(event_target_value(&ev)))/></label>
                         <label>"sub (the principal) "<input type="text" data-claim="sub" prop:value=text_of("/sub")
                             on:change=move |ev| edit("/sub", Value::from(event_target_value(&ev)))/></label>
-                        <label>"exp, as t in seconds "<input type="number" data-claim="exp" prop:value=exp_t.to_string()
+                        <label>"exp, as t in seconds "<input type="number" data-claim="exp" prop:value=exp_t.map(|t| t.to_string()).unwrap_or_default()
+                            placeholder=exp_t.is_none().then_some("out of range")
                             on:change=move |ev| { if let Ok(t) = event_target_value(&ev).trim().parse::<i64>() { edit("/exp", Value::from((EPOCH_S as i64).saturating_add(t).max(0))) } }/></label>
                     </fieldset>
                 }

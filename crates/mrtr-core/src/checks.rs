@@ -82,7 +82,7 @@ impl std::fmt::Display for Refusal {
                 write!(
                     f,
                     "ticket expired at {exp} s; it is now {now} s ({} s late)",
-                    now - exp
+                    now.saturating_sub(*exp)
                 )
             }
             Refusal::IssuedInFuture { iat, now } => {

@@ -4,7 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{RpcError, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::error::{
+    RpcError, HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+};
 use crate::wire::{
     request, ClientCapabilities, Envelope, InputRequest, Message, RequestId, ResultType,
     MODERN_VERSION,
@@ -279,12 +281,11 @@ impl Client {
                         ))
                     }
                 }
-                if extra.is_empty()
-                    && result.get("inputRequests").is_none()
-                    && result.get("requestState").is_none()
-                {
+                // Nothing to answer and no state to carry: the retry would be the same request
+                // again, and so would the next. Say so instead of looping.
+                if extra.is_empty() {
                     return Step::Failed(CallError::Protocol(
-                        "input_required with neither inputRequests nor requestState".into(),
+                        "input_required with no inputRequests to answer and no requestState: retrying would only repeat the request".into(),
                     ));
                 }
                 let (id, msg) = self.build(&call.method, &call.params, extra);
@@ -326,7 +327,8 @@ impl Client {
 /// compatibility rules for a client that speaks both).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProbeVerdict {
-    /// A `DiscoverResult` listing the modern version: speak it.
+    /// A `DiscoverResult` listing the modern version, or an error only a 2026-07-28 server
+    /// sends (-32020 header mismatch, -32021 missing capability): speak it.
     Modern,
     /// -32022 naming the modern version this client speaks: probe again with it. A modern
     /// error means a modern server, so this is never a reason to fall back.
@@ -367,10 +369,11 @@ pub fn classify_probe(response: Option<&Value>) -> ProbeVerdict {
         };
     }
     let error = response.get("error");
-    if error.and_then(|e| e.get("code")).and_then(Value::as_i64)
-        != Some(UNSUPPORTED_PROTOCOL_VERSION)
-    {
-        return ProbeVerdict::Legacy;
+    match error.and_then(|e| e.get("code")).and_then(Value::as_i64) {
+        // Codes 2025-11-25 does not have: the server speaks 2026-07-28.
+        Some(HEADER_MISMATCH | MISSING_REQUIRED_CLIENT_CAPABILITY) => return ProbeVerdict::Modern,
+        Some(UNSUPPORTED_PROTOCOL_VERSION) => {}
+        _ => return ProbeVerdict::Legacy,
     }
     let supported = versions(error.and_then(|e| e.pointer("/data/supported")));
     if supported.iter().any(|v| v == MODERN_VERSION) {
@@ -404,9 +407,17 @@ mod probe_tests {
     }
 
     #[test]
+    fn header_mismatch_and_missing_capability_are_proof_of_the_modern_era() {
+        for code in [-32020, -32021] {
+            let e = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "2026-07-28 only"}});
+            assert_eq!(classify_probe(Some(&e)), ProbeVerdict::Modern, "{code}");
+        }
+    }
+
+    #[test]
     fn other_errors_silence_and_foreign_results_mean_legacy() {
         assert_eq!(classify_probe(None), ProbeVerdict::Legacy);
-        for code in [-32601, -32602, -32000, -32020] {
+        for code in [-32601, -32602, -32000, -32603, -32600] {
             let e = json!({"error": {"code": code, "message": "no"}});
             assert_eq!(classify_probe(Some(&e)), ProbeVerdict::Legacy, "{code}");
         }

@@ -202,6 +202,9 @@ impl Connection {
                 }
                 self.legacy_request(server, id, &method, params, ctx)
             }
+            Message::Notification { method, params } if method == "notifications/cancelled" => {
+                self.cancel(params.as_ref())
+            }
             Message::Notification { .. } => Delivery::default(),
             Message::Response { id, result } => self.answer(server, &id, Ok(result), ctx),
             Message::Error {
@@ -409,6 +412,36 @@ impl Connection {
             )
         } else {
             error_response(Some(&call.original_id), &RpcError::internal(why))
+        }
+    }
+
+    /// `notifications/cancelled` for a call still waiting: it is dropped, never answered, and
+    /// its slot is free again; the shim cancels its own questions to the client in turn, so a
+    /// form still open can close. An unknown or finished request id is ignored.
+    fn cancel(&mut self, params: Option<&Value>) -> Delivery {
+        let Some(id) = params
+            .and_then(|p| p.get("requestId"))
+            .and_then(RequestId::from_value)
+        else {
+            return Delivery::default();
+        };
+        let Some(pos) = self.pending.iter().position(|c| c.original_id == id) else {
+            return Delivery::default();
+        };
+        let call = self.pending.remove(pos);
+        let outgoing = call
+            .outstanding
+            .keys()
+            .map(|asked| {
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                    "requestId": asked.to_value(),
+                    "reason": format!("request {id} was cancelled by the client"),
+                }})
+            })
+            .collect();
+        Delivery {
+            outgoing,
+            trace: Vec::new(),
         }
     }
 

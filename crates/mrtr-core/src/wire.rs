@@ -115,6 +115,11 @@ impl Message {
                 .as_str()
                 .ok_or_else(|| RpcError::invalid_request("\"method\" must be a string"))?
                 .to_owned();
+            if obj.get("id").is_some_and(Value::is_null) {
+                return Err(RpcError::invalid_request(
+                    "a request's \"id\" must be a string or an integer, not null (a notification has no \"id\")",
+                ));
+            }
             return Ok(match id {
                 Some(id) => Message::Request { id, method, params },
                 None => Message::Notification { method, params },

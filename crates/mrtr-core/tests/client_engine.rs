@@ -132,6 +132,45 @@ fn a_state_only_result_is_retried_at_once_with_the_state() {
 }
 
 #[test]
+fn input_required_with_nothing_to_answer_and_no_state_is_an_error_not_a_retry() {
+    for result in [
+        json!({"resultType": "input_required"}),
+        json!({"resultType": "input_required", "inputRequests": {}}),
+        json!({"resultType": "input_required", "inputRequests": null}),
+        json!({"resultType": "input_required", "inputRequests": {}, "requestState": null}),
+        json!({"resultType": "input_required", "requestState": null}),
+    ] {
+        let mut c = client();
+        let (mut call, msg) = c.begin("tools/call", json!({"name": "x"}));
+        let step = c.on_response(
+            &mut call,
+            &respond(&msg["id"], result.clone()),
+            &mut AgreeableHost::default(),
+        );
+        let Step::Failed(CallError::Protocol(why)) = &step else {
+            panic!("{result}: {step:?}")
+        };
+        assert!(
+            why.contains("no inputRequests to answer and no requestState"),
+            "{result}: {why}"
+        );
+        assert_eq!(call.round, 1, "{result}: no retry was made");
+    }
+    // An empty inputRequests beside a state is a state-only round: retried.
+    let mut c = client();
+    let (mut call, msg) = c.begin("tools/call", json!({"name": "x"}));
+    let step = c.on_response(
+        &mut call,
+        &respond(
+            &msg["id"],
+            json!({"resultType": "input_required", "inputRequests": {}, "requestState": "s"}),
+        ),
+        &mut AgreeableHost::default(),
+    );
+    assert!(matches!(step, Step::Retry(_)), "{step:?}");
+}
+
+#[test]
 fn rounds_are_bounded() {
     let mut c = client();
     let (mut call, mut msg) = c.begin("tools/call", json!({"name": "x"}));

@@ -188,6 +188,71 @@ fn waiting_calls_are_bounded() {
 }
 
 #[test]
+fn a_cancelled_call_is_never_answered_and_frees_its_slot() {
+    let (mut s, mut conn) = (lab(), Connection::new());
+    initialize(&mut conn, &mut s, json!({"elicitation": {}}));
+    let max = mrtr_core::legacy::MAX_WAITING_CALLS;
+    let mut sent = Vec::new();
+    let mut asks = Vec::new();
+    for i in 0..max {
+        let mut c = deploy_call();
+        c["id"] = json!(100 + i);
+        let out = deliver(&mut conn, &mut s, c);
+        asks.push(out[0]["id"].clone());
+        sent.extend(out);
+    }
+    assert_eq!(conn.waiting(), max);
+    // Cancel the sixth call: nothing answers it, and the shim withdraws its question.
+    let out = deliver(
+        &mut conn,
+        &mut s,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 105, "reason": "user gave up"}}),
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["method"], "notifications/cancelled");
+    assert_eq!(out[0]["params"]["requestId"], asks[5]);
+    assert!(out[0].get("id").is_none());
+    sent.extend(out);
+    assert_eq!(conn.waiting(), max - 1);
+    // The slot is free: a 33rd call is asked, not refused.
+    let mut c = deploy_call();
+    c["id"] = json!(999);
+    let out = deliver(&mut conn, &mut s, c);
+    assert_eq!(out[0]["method"], "elicitation/create", "{out:?}");
+    sent.extend(out);
+    assert_eq!(conn.waiting(), max);
+    // A late answer to the withdrawn question, a second cancel, and a cancel of an id
+    // nobody knows change nothing.
+    for m in [
+        json!({"jsonrpc": "2.0", "id": asks[5], "result": {"action": "accept", "content": {"confirm": true}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 105}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "nope"}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled"}),
+    ] {
+        assert!(deliver(&mut conn, &mut s, m).is_empty());
+    }
+    assert_eq!(conn.waiting(), max);
+    // The others still complete or end after the wait; the cancelled call never does.
+    let out = deliver(
+        &mut conn,
+        &mut s,
+        json!({"jsonrpc": "2.0", "id": asks[6], "result": {"action": "accept", "content": {"confirm": true}}}),
+    );
+    assert_eq!(out[0]["id"], 106);
+    sent.extend(out);
+    let out = conn
+        .expire(EPOCH_MS + mrtr_core::legacy::SHIM_WAIT_S * 1000)
+        .outgoing;
+    assert_eq!(out.len(), max - 1);
+    sent.extend(out);
+    let answered_105 = sent
+        .iter()
+        .filter(|m| m["id"] == 105 && (m.get("result").is_some() || m.get("error").is_some()));
+    assert_eq!(answered_105.count(), 0, "the cancelled call got an answer");
+    assert_eq!(conn.waiting(), 0);
+}
+
+#[test]
 fn a_modern_request_does_not_switch_an_initialized_connection() {
     let (mut s, mut conn) = (lab(), Connection::new());
     initialize(&mut conn, &mut s, json!({"elicitation": {}}));
@@ -277,6 +342,24 @@ fn discover_opens_the_modern_era_and_unknown_versions_get_32022() {
     // The versions served without a handshake, as server/discover lists them: a client
     // that wants 2025-11-25 opens with initialize instead.
     assert_eq!(out[0]["error"]["data"]["supported"], json!(["2026-07-28"]));
+}
+
+#[test]
+fn a_null_id_is_an_invalid_request_in_both_eras() {
+    let (mut s, mut conn) = (lab(), Connection::new());
+    let null_id =
+        |method: &str| json!({"jsonrpc": "2.0", "id": null, "method": method, "params": {}});
+    let out = deliver(&mut conn, &mut s, null_id("server/discover"));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["error"]["code"], -32600);
+    initialize(&mut conn, &mut s, json!({"elicitation": {}}));
+    for m in ["tools/list", "tools/call", "ping"] {
+        let out = deliver(&mut conn, &mut s, null_id(m));
+        assert_eq!(out.len(), 1, "{m}: {out:?}");
+        assert_eq!(out[0]["error"]["code"], -32600, "{m}");
+        assert_eq!(out[0]["id"], Value::Null, "{m}");
+    }
+    assert_eq!(conn.waiting(), 0);
 }
 
 #[test]

@@ -55,6 +55,24 @@ fn lists_are_complete_and_cacheable_never_input_required() {
 }
 
 #[test]
+fn a_request_with_a_null_id_is_an_invalid_request_with_400() {
+    let mut s = lab();
+    let mut m = req(1, "tools/list", json!({}));
+    m["id"] = Value::Null;
+    let r = send(&mut s, &m);
+    assert_eq!(r.http_status, 400);
+    let e = r
+        .response
+        .expect("an answer, not silence as for a notification");
+    assert_eq!(e["error"]["code"], -32600);
+    assert_eq!(e["id"], Value::Null);
+    assert!(e["error"]["message"].as_str().unwrap().contains("not null"));
+    // Without an id at all it is a notification: no answer.
+    m.as_object_mut().unwrap().remove("id");
+    assert!(send(&mut s, &m).response.is_none());
+}
+
+#[test]
 fn a_missing_envelope_is_invalid_params_with_400() {
     let mut s = lab();
     let r = send(
@@ -699,4 +717,16 @@ fn the_server_never_mints_a_ticket_it_would_refuse() {
     let e = big.error().unwrap();
     assert_eq!(e.code, INTERNAL_ERROR);
     assert!(e.message.contains("does not fit in a ticket"), "{e}");
+}
+
+#[test]
+fn an_expiry_refusal_reads_without_underflow_whatever_its_numbers() {
+    use mrtr_core::checks::Refusal;
+    let r = Refusal::Expired { exp: 10, now: 15 };
+    assert!(r.to_string().contains("(5 s late)"), "{r}");
+    // Built by hand with now before exp (or at the ends of u64): still words, never a panic.
+    for (exp, now) in [(15, 10), (u64::MAX, 0), (1 << 63, 1)] {
+        let r = Refusal::Expired { exp, now };
+        assert!(r.to_string().contains("(0 s late)"), "{r}");
+    }
 }

@@ -44,6 +44,16 @@ impl Transcript {
             }
             Err(e) => json!({"who": who, "request": request, "error": e}),
         };
+        self.write(&line);
+    }
+
+    /// A line of the transcript that is not an exchange: `{"note": …}`, e.g. a line the
+    /// server wrote that could not be read.
+    pub fn note(&self, text: &str) {
+        self.write(&json!({ "note": text }));
+    }
+
+    fn write(&self, line: &Value) {
         if let Ok(mut out) = self.out.lock() {
             let _ = writeln!(out, "{line}");
             let _ = out.flush();
@@ -282,6 +292,7 @@ impl StdioWire {
     ) -> Result<StdioWire, String> {
         let mut transport = StdioTransport::spawn(command, false)?;
         transport.timeout = timeout;
+        transport.name = "mrtr-audit";
         Ok(StdioWire {
             transport,
             transcript,
@@ -295,7 +306,11 @@ impl Wire for StdioWire {
             .transport
             .request(msg, &mut |_| json!({"code": -32601, "message": "mrtr-audit answers no server requests"}))
             .map(|body| Exchange { status: None, body });
+        let notes = self.transport.take_notes();
         if let Some(t) = &self.transcript {
+            for n in &notes {
+                t.note(n);
+            }
             t.record(who, msg, &r);
         }
         r

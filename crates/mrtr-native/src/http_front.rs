@@ -234,19 +234,74 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// The host name of a `Host` value (`name[:port]` or `[v6]:port`), lowercased.
-fn host_name(authority: &str) -> Option<String> {
-    let a = authority.trim();
-    let name = if a.starts_with('[') {
-        &a[..=a.find(']')?]
+/// A `Host` value or an origin's authority, parsed: the host lowercased (an IPv6 address
+/// bracketed and in its canonical form, `[::1]`), and the port if one is given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Authority {
+    pub host: String,
+    pub port: Option<u16>,
+}
+
+/// Parses `host[:port]`: a name or IPv4 address of letters, digits, `-`, `.` and `_`, or an
+/// IPv6 address in brackets; a port of 1 to 5 digits, 1 to 65535. Anything else (user info,
+/// a path, a second colon, an empty port, percent escapes) is `None`.
+pub fn parse_authority(text: &str) -> Option<Authority> {
+    let (host, rest) = if let Some(v6) = text.strip_prefix('[') {
+        let (inside, rest) = v6.split_once(']')?;
+        let addr: std::net::Ipv6Addr = inside.parse().ok()?;
+        (format!("[{addr}]"), rest)
     } else {
-        a.split(':').next()?
+        let end = text.find(':').unwrap_or(text.len());
+        let name = &text[..end];
+        let plain = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b));
+        if !plain {
+            return None;
+        }
+        (name.to_ascii_lowercase(), &text[end..])
     };
-    (!name.is_empty()).then(|| name.to_ascii_lowercase())
+    let port = match rest {
+        "" => None,
+        _ => {
+            let digits = rest.strip_prefix(':')?;
+            let ok = (1..=5).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
+            Some(digits.parse::<u16>().ok().filter(|p| ok && *p != 0)?)
+        }
+    };
+    Some(Authority { host, port })
+}
+
+/// An `Origin` header, parsed: scheme, host and port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub scheme: String,
+    pub host: String,
+    pub port: Option<u16>,
+}
+
+/// Parses an `Origin` as browsers serialise one (RFC 6454): `http://` or `https://`, then
+/// [`parse_authority`], and nothing after it. `null`, other schemes, user info, a path, a
+/// query or a fragment are `None`.
+pub fn parse_origin(text: &str) -> Option<Origin> {
+    let (scheme, rest) = text.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let a = parse_authority(rest)?;
+    Some(Origin {
+        scheme,
+        host: a.host,
+        port: a.port,
+    })
 }
 
 /// DNS rebinding protection: a `Host` the server does not answer to, or an `Origin` (when
-/// present) naming another host, is refused. Non-browser clients send no `Origin`.
+/// present) naming another host, is refused. Both are parsed, never matched as text: the
+/// `Host` as `host[:port]`, the `Origin` as `http(s)://host[:port]` and nothing more, and the
+/// host must then equal an allowed name (any port). Non-browser clients send no `Origin`.
 pub fn check_host_and_origin(
     headers: &HeaderMap,
     allowed: Option<&[String]>,
@@ -260,8 +315,8 @@ pub fn check_host_and_origin(
         .ok_or("Forbidden: the request has no Host header")?
         .to_str()
         .map_err(|_| "Forbidden: the Host header is not ASCII".to_owned())?;
-    match host_name(host) {
-        Some(name) if ok(&name) => {}
+    match parse_authority(host.trim()) {
+        Some(a) if ok(&a.host) => {}
         _ => {
             return Err(format!(
                 "Forbidden: Host {host:?} is not one this server answers to ({})",
@@ -273,14 +328,11 @@ pub fn check_host_and_origin(
         let origin = origin
             .to_str()
             .map_err(|_| "Forbidden: the Origin header is not ASCII".to_owned())?;
-        let name = origin
-            .split_once("://")
-            .and_then(|(_, rest)| host_name(rest.split('/').next().unwrap_or("")));
-        match name {
-            Some(n) if ok(&n) => {}
+        match parse_origin(origin.trim()) {
+            Some(o) if ok(&o.host) => {}
             _ => {
                 return Err(format!(
-                    "Forbidden: Origin {origin:?} may not call this server ({})",
+                    "Forbidden: Origin {origin:?} may not call this server: it must be http:// or https://, one of {}, and an optional port",
                     allowed.join(", ")
                 ))
             }
@@ -531,5 +583,94 @@ mod tests {
         assert!(!ok(&[("host", "127.0.0.1:3000"), ("origin", "null")]));
         assert!(!ok(&[]), "no Host at all");
         assert!(check_host_and_origin(&headers(&[("host", "evil")]), None).is_ok());
+    }
+
+    #[test]
+    fn origins_are_parsed_as_scheme_host_and_port_not_matched_as_text() {
+        let allowed: Vec<String> = LOOPBACK_HOSTS.iter().map(|s| s.to_string()).collect();
+        let with_origin = |allowed: &[String], origin: &str| {
+            check_host_and_origin(
+                &headers(&[("host", "localhost:3000"), ("origin", origin)]),
+                Some(allowed),
+            )
+        };
+        for good in [
+            "http://localhost:3000",
+            "http://localhost",
+            "https://localhost:443",
+            "HTTP://LocalHost:3000",
+            "http://127.0.0.1",
+            "http://127.0.0.1:65535",
+            "http://[::1]:8080",
+            "http://[0:0:0:0:0:0:0:1]",
+        ] {
+            assert!(with_origin(&allowed, good).is_ok(), "{good}");
+        }
+        for bad in [
+            "null",
+            "",
+            "localhost",
+            "localhost:3000",
+            "http://localhost.evil.com",
+            "http://localhost:3000@evil",
+            "http://localhost:3000@evil.com",
+            "http://user@localhost:3000",
+            "http://localhost:3000/",
+            "http://localhost:3000/path",
+            "http://localhost?x",
+            "http://localhost#x",
+            "http://localhost:",
+            "http://localhost:0",
+            "http://localhost:65536",
+            "http://localhost:123456",
+            "http://localhost:30a0",
+            "http://localhost:3000:4000",
+            "http://localhost%2eevil.com",
+            "http://evil.com\\@localhost",
+            "http://127.0.0.1.evil.com",
+            "http://[::1",
+            "http://[::1]evil",
+            "http://[::2]",
+            "http://[::1%25eth0]",
+            "ftp://localhost",
+            "file://localhost",
+            "javascript://localhost",
+            "ws://localhost:3000",
+            "chrome-extension://localhost",
+            "http:/localhost",
+            "http:///localhost",
+            "//localhost",
+        ] {
+            let e = with_origin(&allowed, bad).expect_err(bad);
+            assert!(e.starts_with("Forbidden: Origin"), "{bad}: {e}");
+        }
+        // A name added with --allow-host works for Host and Origin alike, by its exact name.
+        let mut more = allowed.clone();
+        more.push("mcp.example.com".into());
+        let pair = |host: &str, origin: &str| {
+            check_host_and_origin(&headers(&[("host", host), ("origin", origin)]), Some(&more))
+                .is_ok()
+        };
+        assert!(pair("mcp.example.com", "https://mcp.example.com"));
+        assert!(pair("MCP.example.com:8443", "https://mcp.example.com:8443"));
+        assert!(!pair("mcp.example.com", "https://mcp.example.com.evil.org"));
+        assert!(!pair("mcp.example.com", "https://evil.mcp.example.com"));
+        assert!(!pair("mcp.example.com", "https://mcp.example.com@evil.org"));
+        // The Host header is parsed the same way.
+        for bad_host in [
+            "localhost:3000@evil",
+            "localhost:abc",
+            "localhost:",
+            "localhost.evil.com",
+            "user@localhost",
+            "localhost/x",
+            "[::1",
+            "",
+        ] {
+            assert!(
+                check_host_and_origin(&headers(&[("host", bad_host)]), Some(&allowed)).is_err(),
+                "{bad_host}"
+            );
+        }
     }
 }

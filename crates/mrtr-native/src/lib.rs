@@ -4,6 +4,7 @@
 pub mod audit_wire;
 pub mod headers;
 pub mod http_front;
+pub mod lines;
 pub mod os;
 pub mod redis_store;
 pub mod stdio_front;
@@ -37,6 +38,7 @@ pub struct ServerOptions {
 
 impl ServerOptions {
     pub fn build(&self) -> Result<Server, String> {
+        check_ttl(self.ttl_s)?;
         let keys = self
             .keys
             .iter()
@@ -84,8 +86,55 @@ impl ServerOptions {
     }
 }
 
+/// The longest ticket lifetime a server takes: a year. A ticket is a bearer credential for
+/// one call; a lifetime beyond this is a mistake (and near `u64::MAX` would overflow the
+/// clock it is added to).
+pub const MAX_TTL_S: u64 = 365 * 24 * 60 * 60;
+
+/// Reads `--ttl`: whole seconds, 1 to [`MAX_TTL_S`].
+pub fn parse_ttl(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|_| !text.trim().starts_with('+'))
+        .map_or_else(|| Err(ttl_range()), |t| check_ttl(t).map(|_| t))
+}
+
+fn check_ttl(ttl_s: u64) -> Result<(), String> {
+    if (1..=MAX_TTL_S).contains(&ttl_s) {
+        Ok(())
+    } else {
+        Err(ttl_range())
+    }
+}
+
+fn ttl_range() -> String {
+    format!("a ticket lifetime is a whole number of seconds from 1 to {MAX_TTL_S} (one year)")
+}
+
+/// The longest a client waits for one answer (`--probe-timeout`, `--timeout`): an hour.
+pub const MAX_WAIT_S: u64 = 60 * 60;
+
+/// Reads a wait in seconds (fractions allowed): above 0 and at most [`MAX_WAIT_S`].
+pub fn parse_wait(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0 && *s <= MAX_WAIT_S as f64)
+        .ok_or_else(|| {
+            format!("a wait is a number of seconds above 0 and at most {MAX_WAIT_S} (an hour)")
+        })
+}
+
 /// Reads a key given as hex; at least 32 bytes.
 pub fn parse_key_hex(hex_text: &str) -> Result<Vec<u8>, String> {
+    if hex_text.trim().is_empty() {
+        return Err(format!(
+            "the key is empty; give at least {} bytes as hex ({} hex digits)",
+            mrtr_core::ticket::MIN_KEY_LEN,
+            2 * mrtr_core::ticket::MIN_KEY_LEN
+        ));
+    }
     let bytes = hex::decode(hex_text.trim()).map_err(|e| format!("the key is not hex: {e}"))?;
     if bytes.len() < mrtr_core::ticket::MIN_KEY_LEN {
         return Err(format!(
@@ -97,8 +146,8 @@ pub fn parse_key_hex(hex_text: &str) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Reads named keys, `ID=HEX` each, from flags or a comma-separated list (`MRTR_KEYS`).
-/// Errors name the key id, never the secret.
+/// Reads named keys, `ID=HEX` each, from flags or a comma-separated list (`MRTR_KEYS`); at
+/// least one. Errors name the key id, never the secret.
 pub fn parse_named_keys<'a>(
     specs: impl IntoIterator<Item = &'a str>,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
@@ -124,7 +173,14 @@ pub fn parse_named_keys<'a>(
             let secret = parse_key_hex(hex_text).map_err(|e| format!("key {id:?}: {e}"))?;
             Ok((id.to_owned(), secret))
         })
-        .collect()
+        .collect::<Result<Vec<_>, String>>()
+        .and_then(|keys| {
+            if keys.is_empty() {
+                Err("no key given; give ID=HEX, at least 32 bytes as hex".into())
+            } else {
+                Ok(keys)
+            }
+        })
 }
 
 /// One line per trace event, for `--log-checks` on stderr.
@@ -166,6 +222,67 @@ pub fn describe(event: &TraceEvent) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ttls_are_one_second_to_a_year() {
+        assert_eq!(parse_ttl("120"), Ok(120));
+        assert_eq!(parse_ttl("1"), Ok(1));
+        assert_eq!(parse_ttl("31536000"), Ok(MAX_TTL_S));
+        for bad in [
+            "0",
+            "31536001",
+            "18446744073709551615",
+            "99999999999999999999999",
+            "-1",
+            "+5",
+            "1.5",
+            "",
+            "2m",
+        ] {
+            let e = parse_ttl(bad).unwrap_err();
+            assert!(e.contains("from 1 to 31536000 (one year)"), "{bad}: {e}");
+        }
+        let opts = ServerOptions {
+            ttl_s: u64::MAX,
+            single_use: false,
+            seal: Seal::Signed,
+            keys: vec![("k1".into(), vec![1; 32])],
+            log_checks: false,
+            redemption: None,
+            name: "t".into(),
+            skip_checks: Vec::new(),
+        };
+        assert!(opts.build().is_err(), "a library caller is held to it too");
+    }
+
+    #[test]
+    fn waits_are_above_zero_and_at_most_an_hour() {
+        assert_eq!(parse_wait("0.5"), Ok(0.5));
+        assert_eq!(parse_wait("3600"), Ok(3600.0));
+        for bad in [
+            "0", "-1", "nan", "NaN", "inf", "-inf", "1e300", "3600.5", "", "ten",
+        ] {
+            assert!(
+                parse_wait(bad)
+                    .unwrap_err()
+                    .contains("above 0 and at most 3600"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_key_is_an_error_not_a_missing_one() {
+        assert!(parse_key_hex("").unwrap_err().contains("the key is empty"));
+        assert!(parse_key_hex("  ")
+            .unwrap_err()
+            .contains("the key is empty"));
+        for empty in ["", ",", " , "] {
+            let e = parse_named_keys([empty]).unwrap_err();
+            assert!(e.contains("no key given"), "{empty:?}: {e}");
+        }
+        assert!(parse_named_keys(Vec::<&str>::new()).is_err());
+    }
 
     #[test]
     fn keys_are_hex_and_long_enough() {

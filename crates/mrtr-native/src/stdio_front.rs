@@ -1,7 +1,7 @@
 //! Newline-delimited JSON-RPC on stdin/stdout; logs on stderr. Serves both eras on one
 //! connection and never exits on bad input, only at end of input.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
@@ -10,17 +10,19 @@ use mrtr_core::legacy::{Connection, Delivery};
 use mrtr_core::wire::error_response;
 use mrtr_core::{CallContext, Clock, Principal, Server};
 
+use crate::lines::{self, Line};
 use crate::os::{OsEntropy, SystemClock};
 
-/// Longest line accepted; a longer one is skipped to its end and answered with -32700.
-pub const MAX_LINE: usize = 4 << 20;
+/// Longest line accepted (1 MiB, the HTTP body limit); a longer one is skipped to its end
+/// without being held and answered with -32700.
+pub use crate::lines::MAX_LINE;
 /// How often calls waiting on the legacy shim are checked for their deadline.
 const TICK: Duration = Duration::from_secs(1);
 
 /// What the reader thread saw.
 enum Input {
     Line(Vec<u8>),
-    TooLong,
+    TooLong(u64),
     Failed(std::io::Error),
 }
 
@@ -54,7 +56,9 @@ pub fn serve(
                 }
                 Err(_) => parse_error("the line is not UTF-8"),
             },
-            Ok(Input::TooLong) => parse_error(&format!("the line is longer than {MAX_LINE} bytes")),
+            Ok(Input::TooLong(n)) => parse_error(&format!(
+                "the line has {n} bytes, over the {MAX_LINE}-byte (1 MiB) limit; it was skipped"
+            )),
             Ok(Input::Failed(e)) => {
                 eprintln!("[mrtr-server] reading stdin failed: {e}");
                 return Ok(());
@@ -90,25 +94,10 @@ fn parse_error(why: &str) -> Delivery {
 /// does not end the stream), never holding more than [`MAX_LINE`] bytes of one line.
 fn read_lines(mut input: impl BufRead, tx: mpsc::SyncSender<Input>) {
     loop {
-        let mut buf = Vec::new();
-        let read = (&mut input)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut buf);
-        let msg = match read {
-            Ok(0) => return,
-            Ok(_) if buf.len() > MAX_LINE && buf.last() != Some(&b'\n') => {
-                if let Err(e) = skip_line(&mut input) {
-                    let _ = tx.send(Input::Failed(e));
-                    return;
-                }
-                Input::TooLong
-            }
-            Ok(_) => {
-                if buf.last() == Some(&b'\n') {
-                    buf.pop();
-                }
-                Input::Line(buf)
-            }
+        let msg = match lines::read_line(&mut input, MAX_LINE) {
+            Ok(None) => return,
+            Ok(Some(Line::Bytes(b))) => Input::Line(b),
+            Ok(Some(Line::TooLong(n))) => Input::TooLong(n),
             Err(e) => Input::Failed(e),
         };
         let stop = matches!(msg, Input::Failed(_));
@@ -118,34 +107,13 @@ fn read_lines(mut input: impl BufRead, tx: mpsc::SyncSender<Input>) {
     }
 }
 
-/// Discards the rest of an overlong line.
-fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
-    loop {
-        let chunk = input.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        match chunk.iter().position(|&b| b == b'\n') {
-            Some(at) => {
-                input.consume(at + 1);
-                return Ok(());
-            }
-            None => {
-                let n = chunk.len();
-                input.consume(n);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::{json, Value};
 
-    #[test]
-    fn serves_both_eras_and_survives_garbage() {
-        let server = crate::ServerOptions {
+    fn test_server() -> Server {
+        crate::ServerOptions {
             ttl_s: 120,
             single_use: false,
             seal: Default::default(),
@@ -156,7 +124,64 @@ mod tests {
             skip_checks: Vec::new(),
         }
         .build()
+        .unwrap()
+    }
+
+    fn run(input: Vec<u8>) -> Vec<Value> {
+        let mut out = Vec::new();
+        serve(
+            &test_server(),
+            std::io::Cursor::new(input),
+            &mut out,
+            &Principal::user("me"),
+            false,
+        )
         .unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+    #[test]
+    fn a_line_over_the_limit_gets_32700_and_the_connection_goes_on() {
+        // A well-formed request padded past 1 MiB: refused unread, not parsed.
+        let pad = "x".repeat(MAX_LINE);
+        let long = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","pad":"{pad}"}}"#);
+        let lines = run(format!("{long}\n{DISCOVER}\n").into_bytes());
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0]["error"]["code"], -32700);
+        let why = lines[0]["error"]["message"].as_str().unwrap();
+        assert!(
+            why.contains(&format!(
+                "{} bytes, over the 1048576-byte (1 MiB) limit",
+                long.len()
+            )),
+            "{why}"
+        );
+        assert_eq!(lines[1]["id"], 1);
+        assert_eq!(
+            lines[1]["result"]["supportedVersions"],
+            json!(["2026-07-28"])
+        );
+        assert_eq!(MAX_LINE, crate::http_front::BODY_LIMIT);
+    }
+
+    #[test]
+    fn a_request_with_a_null_id_gets_32600() {
+        let null_id = DISCOVER.replace(r#""id":1"#, r#""id":null"#);
+        let lines = run(format!("{null_id}\n{DISCOVER}\n").into_bytes());
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0]["error"]["code"], -32600);
+        assert_eq!(lines[0]["id"], Value::Null);
+        assert_eq!(lines[1]["id"], 1);
+    }
+
+    #[test]
+    fn serves_both_eras_and_survives_garbage() {
         let input = [
             "not json",
             "NOT-UTF-8",
@@ -179,20 +204,7 @@ mod tests {
                 }
             })
             .collect::<Vec<u8>>();
-        let mut out = Vec::new();
-        serve(
-            &server,
-            std::io::Cursor::new(bytes),
-            &mut out,
-            &Principal::user("me"),
-            false,
-        )
-        .unwrap();
-        let lines: Vec<Value> = String::from_utf8(out)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let lines = run(bytes);
         assert_eq!(lines[0]["error"]["code"], -32700);
         assert_eq!(
             lines[1]["error"]["code"], -32700,

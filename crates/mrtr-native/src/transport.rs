@@ -1,7 +1,7 @@
 //! How `mrtr-client` reaches a server: one HTTP POST per request, or a child process
 //! speaking newline-delimited JSON-RPC. Both print every line as `-->` / `<--` when asked.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::headers::{encode_value, ParamHeader};
+use crate::lines::{self, Line, MAX_LINE};
 
 use mrtr_core::wire::META_PROTOCOL_VERSION;
 
@@ -216,16 +217,34 @@ impl Transport for HttpTransport {
 /// How long a stdio request waits for the server's next line, unless told otherwise.
 pub const DEFAULT_STDIO_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// What the reader thread saw on the server's stdout.
+enum Incoming {
+    Line(String),
+    /// A line that is not UTF-8: its bytes, and where the first bad one is.
+    NotUtf8(Vec<u8>, usize),
+    /// A line over [`MAX_LINE`], discarded unread: its length.
+    TooLong(u64),
+    Failed(std::io::Error),
+}
+
+/// Lines the reader thread may read ahead of the requests: with lines bounded too, a chatty
+/// server cannot make the client hold more than this many of them.
+const READ_AHEAD: usize = 64;
+
 /// A server run as a child process.
 pub struct StdioTransport {
     child: Child,
     stdin: Option<ChildStdin>,
     /// The server's output, line by line, read on a thread of its own so a request can
     /// stop waiting.
-    lines: Receiver<std::io::Result<String>>,
+    lines: Receiver<Incoming>,
     /// How long to wait for each line before giving up on a request.
     pub timeout: Duration,
     echo: bool,
+    /// Who is reading, for the notes on stderr (`mrtr-client`, `mrtr-audit`).
+    pub name: &'static str,
+    /// Lines skipped since [`StdioTransport::take_notes`] was last called, one sentence each.
+    notes: Vec<String>,
 }
 
 impl StdioTransport {
@@ -239,14 +258,24 @@ impl StdioTransport {
             .spawn()
             .map_err(|e| format!("could not start {prog}: {e}"))?;
         let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let stop = line.is_err();
-                if tx.send(line).is_err() || stop {
-                    return;
-                }
+        let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let (tx, lines) = mpsc::sync_channel(READ_AHEAD);
+        std::thread::spawn(move || loop {
+            let got = match lines::read_line(&mut stdout, MAX_LINE) {
+                Ok(None) => return,
+                Ok(Some(Line::Bytes(b))) => match String::from_utf8(b) {
+                    Ok(text) => Incoming::Line(text),
+                    Err(e) => {
+                        let at = e.utf8_error().valid_up_to();
+                        Incoming::NotUtf8(e.into_bytes(), at)
+                    }
+                },
+                Ok(Some(Line::TooLong(n))) => Incoming::TooLong(n),
+                Err(e) => Incoming::Failed(e),
+            };
+            let stop = matches!(got, Incoming::Failed(_));
+            if tx.send(got).is_err() || stop {
+                return;
             }
         });
         Ok(StdioTransport {
@@ -255,6 +284,8 @@ impl StdioTransport {
             lines,
             timeout: DEFAULT_STDIO_TIMEOUT,
             echo,
+            name: "mrtr-client",
+            notes: Vec::new(),
         })
     }
 
@@ -265,31 +296,77 @@ impl StdioTransport {
             .and_then(|_| stdin.flush())
             .map_err(|e| format!("writing to the server failed: {e}"))
     }
+
+    /// Reports a line passed over: on stderr now, and kept for [`StdioTransport::take_notes`].
+    fn note(&mut self, what: String) {
+        eprintln!("[{}] {what}", self.name);
+        self.notes.push(what);
+    }
+
+    /// The lines passed over since the last call (not UTF-8, over the limit, not JSON), one
+    /// sentence each: for a transcript.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
 }
 
 impl Transport for StdioTransport {
     fn request(&mut self, msg: &Value, on_request: OnRequest<'_>) -> Result<Value, String> {
         self.write(msg)?;
         let id = msg.get("id").cloned();
+        let mut skipped = 0;
         loop {
             let line = match self.lines.recv_timeout(self.timeout) {
-                Ok(Ok(line)) => line,
-                Ok(Err(e)) => return Err(format!("reading from the server failed: {e}")),
+                Ok(Incoming::Line(line)) => line,
+                Ok(Incoming::NotUtf8(bytes, at)) => {
+                    // The response itself, spoiled? Say so now rather than wait in vain.
+                    let lossy = String::from_utf8_lossy(&bytes);
+                    let v = serde_json::from_str::<Value>(lossy.trim()).ok();
+                    if v.as_ref().is_some_and(|v| {
+                        v.get("id") == id.as_ref()
+                            && (v.get("result").is_some() || v.get("error").is_some())
+                    }) {
+                        return Err(format!(
+                            "the server's response to id {} is not UTF-8 (byte {} of {})",
+                            id.clone().unwrap_or_default(),
+                            at + 1,
+                            bytes.len()
+                        ));
+                    }
+                    skipped += 1;
+                    self.note(format!(
+                        "skipped a line from the server that is not UTF-8 (byte {} of {})",
+                        at + 1,
+                        bytes.len()
+                    ));
+                    continue;
+                }
+                Ok(Incoming::TooLong(n)) => {
+                    skipped += 1;
+                    self.note(format!("skipped a line from the server of {n} bytes, over the {MAX_LINE}-byte (1 MiB) limit"));
+                    continue;
+                }
+                Ok(Incoming::Failed(e)) => {
+                    return Err(format!("reading from the server failed: {e}"))
+                }
                 Err(RecvTimeoutError::Timeout) => {
+                    let also = if skipped > 0 {
+                        format!(" ({skipped} unreadable lines skipped meanwhile)")
+                    } else {
+                        String::new()
+                    };
                     return Err(format!(
-                        "{TIMED_OUT}: no answer within {} s",
+                        "{TIMED_OUT}: no answer within {} s{also}",
                         self.timeout.as_secs_f32()
-                    ))
+                    ));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err("the server closed its output".into())
                 }
             };
             let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
-                eprintln!(
-                    "[mrtr-client] ignoring a line that is not JSON: {}",
-                    line.trim()
-                );
+                let shown: String = line.trim().chars().take(200).collect();
+                self.note(format!("ignoring a line that is not JSON: {shown}"));
                 continue;
             };
             show(self.echo, "<--", &v);
@@ -328,7 +405,10 @@ impl Transport for StdioTransport {
 
 impl Drop for StdioTransport {
     fn drop(&mut self) {
-        // Closing stdin is the graceful way to stop a stdio server; kill it if it lingers.
+        // Stop reading (a reader blocked on a full queue then ends, and a server still
+        // writing sees a closed pipe), then close stdin: the graceful way to stop a stdio
+        // server; kill it if it lingers.
+        drop(std::mem::replace(&mut self.lines, mpsc::sync_channel(0).1));
         drop(self.stdin.take());
         for _ in 0..50 {
             if let Ok(Some(_)) = self.child.try_wait() {

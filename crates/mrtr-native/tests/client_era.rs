@@ -70,3 +70,39 @@ fn a_probe_with_no_answer_falls_back_after_the_timeout() {
     assert!(out.contains("result: old server ran deploy"), "{out}");
     assert!(started.elapsed().as_secs() < 20);
 }
+
+/// A 2026-07-28 server whose `server/discover` refuses with a 2026-only error (the code is
+/// the script's first argument); it would also answer `initialize`, so a fallback would show.
+const MODERN_REFUSES_DISCOVER: &str = r#"
+import json, sys
+code = int(sys.argv[1])
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "server/discover":
+        out = {"error": {"code": code, "message": "refused the 2026-07-28 way"}}
+    elif m["method"] == "initialize":
+        out = {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "x", "version": "1"}}}
+    elif m["method"] == "tools/call" and "_meta" in m["params"]:
+        out = {"result": {"resultType": "complete", "content": [{"type": "text", "text": "modern call ran"}]}}
+    else:
+        out = {"result": {"content": [{"type": "text", "text": "legacy call ran"}]}}
+    print(json.dumps(dict(jsonrpc="2.0", id=m["id"], **out)), flush=True)
+"#;
+
+#[test]
+fn header_mismatch_and_missing_capability_never_mean_fall_back() {
+    for code in ["-32020", "-32021"] {
+        let (ok, out, err) = client(&["--", "python3", "-c", MODERN_REFUSES_DISCOVER, code]);
+        assert!(ok, "{code}: {out}\n{err}");
+        assert!(
+            err.contains(&format!(
+                "refused with {code}, an error only 2026-07-28 has"
+            )),
+            "{code}: {err}"
+        );
+        assert!(!out.contains("\"initialize\""), "{code}: fell back: {out}");
+        assert!(out.contains("result: modern call ran"), "{code}: {out}");
+    }
+}

@@ -174,6 +174,18 @@ fn bad_http_gets_clear_errors() {
     local.push(("Origin", "http://localhost:1234"));
     assert_eq!(s.post_raw(&msg, &local).0, 200);
 
+    // A request whose id is null is no request: 400, -32600, whatever its headers.
+    let mut null_id = call.clone();
+    null_id["id"] = Value::Null;
+    let (status, body) = s.post_raw(&null_id.to_string(), &headers);
+    let e: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (status, e["error"]["code"].clone()),
+        (400, json!(-32600)),
+        "{body}"
+    );
+    assert_eq!(e["id"], Value::Null);
+
     // Not JSON by its type: 415, with a JSON-RPC error.
     let (status, body) = s.post_raw_typed(&msg, "text/plain", &headers);
     assert_eq!(status, 415);

@@ -199,8 +199,20 @@ pub fn base64_chars(r: &Range<usize>, encoded_len: usize) -> Range<usize> {
     start..end.max(start)
 }
 
-/// A Unix time as `YYYY-MM-DD HH:MM:SS UTC` (days-from-civil, no calendar crate needed).
+/// The latest time shown as a date: the last second of the year 9999. A ticket may claim any
+/// number (up to `u64::MAX`, past what an `i64` holds); later ones read as out of range.
+pub const LATEST_SHOWN_S: u64 = 253_402_300_799;
+
+/// What an `iat` or `exp` the inspector cannot show as a time reads.
+pub const OUT_OF_RANGE: &str =
+    "out of range: not a time this inspector shows (whole seconds up to 9999-12-31)";
+
+/// A Unix time as `YYYY-MM-DD HH:MM:SS UTC` (days-from-civil, no calendar crate needed), or
+/// "out of range" after [`LATEST_SHOWN_S`].
 pub fn utc(secs: u64) -> String {
+    if secs > LATEST_SHOWN_S {
+        return "out of range (after 9999-12-31)".to_owned();
+    }
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let z = days + 719_468;
@@ -218,6 +230,34 @@ pub fn utc(secs: u64) -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+/// A claimed Unix time on the world's clock (`t`, seconds from the first call), or `None`
+/// when it is past [`LATEST_SHOWN_S`]: what the inspector's `exp` box shows.
+pub fn lab_t(secs: u64) -> Option<i64> {
+    (secs <= LATEST_SHOWN_S).then(|| secs as i64 - EPOCH_S as i64)
+}
+
+/// How the inspector reads an `iat` or `exp` claim (its JSON text) for a retry at `at_s`:
+/// its date, its `t`, and how far it is from the retry. A number that is not a time it can
+/// show (negative, fractional, past the year 9999, past `u64`) reads [`OUT_OF_RANGE`];
+/// anything else (a string, broken JSON) has no reading.
+pub fn time_reading(value: &str, at_s: u64) -> Option<String> {
+    let n: serde_json::Number = serde_json::from_str(value).ok()?;
+    let Some(t) = n.as_u64().filter(|t| *t <= LATEST_SHOWN_S) else {
+        return Some(OUT_OF_RANGE.to_owned());
+    };
+    let rel = i128::from(t) - i128::from(EPOCH_S) - i128::from(at_s);
+    let when = if rel >= 0 {
+        format!("in {rel} s")
+    } else {
+        format!("{} s ago", -rel)
+    };
+    Some(format!(
+        "{} (t = {} s; {when} at the retry)",
+        utc(t),
+        i128::from(t) - i128::from(EPOCH_S)
+    ))
 }
 
 fn describe_problem(e: &OpenError, ticket: &str) -> String {
@@ -289,19 +329,7 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
                             .map(|(_, v)| v.trim().to_owned())
                             .unwrap_or_default();
                         let reading = match key.as_str() {
-                            "iat" | "exp" => value.parse::<u64>().ok().map(|t| {
-                                let rel = t as i64 - (EPOCH_S + at_s) as i64;
-                                let when = if rel >= 0 {
-                                    format!("in {rel} s")
-                                } else {
-                                    format!("{} s ago", -rel)
-                                };
-                                format!(
-                                    "{} (t = {} s; {when} at the retry)",
-                                    utc(t),
-                                    t as i64 - EPOCH_S as i64
-                                )
-                            }),
+                            "iat" | "exp" => time_reading(&value, at_s),
                             _ => None,
                         };
                         let c = base64_chars(&span, body.len());
@@ -433,6 +461,44 @@ mod tests {
         assert_eq!(base64_chars(&(0..3), 100), 0..4);
         assert_eq!(base64_chars(&(4..5), 100), 4..8);
         assert_eq!(base64_chars(&(5..10), 11), 4..11);
+    }
+
+    #[test]
+    fn times_past_the_year_9999_read_out_of_range_and_never_panic() {
+        assert_eq!(utc(LATEST_SHOWN_S), "9999-12-31 23:59:59 UTC");
+        for t in [LATEST_SHOWN_S + 1, 1 << 63, u64::MAX] {
+            assert!(utc(t).starts_with("out of range"), "{t}");
+            assert_eq!(lab_t(t), None, "{t}");
+        }
+        assert_eq!(lab_t(EPOCH_S + 120), Some(120));
+        assert_eq!(lab_t(0), Some(-(EPOCH_S as i64)));
+        for v in [
+            "9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "1e30",
+            "-1",
+            "1.5",
+            "253402300800",
+        ] {
+            assert_eq!(time_reading(v, 8).as_deref(), Some(OUT_OF_RANGE), "{v}");
+        }
+        assert_eq!(time_reading("\"soon\"", 8), None);
+        assert!(time_reading("0", u64::MAX).unwrap().contains("s ago"));
+        // A ticket claiming such times is taken apart and judged, its times out of range.
+        let k = Knobs::default();
+        let bobs = minted_ticket(k).unwrap();
+        for (claim, value) in [("/exp", u64::MAX), ("/exp", 1 << 63), ("/iat", 1 << 63)] {
+            let edited = edit_claim(&bobs, claim, Value::from(value)).unwrap();
+            let i = inspect(k, &edited, 8).unwrap();
+            let f = i.fields.iter().find(|f| f.key == claim[1..]).unwrap();
+            assert_eq!(f.value, value.to_string());
+            assert_eq!(f.reading.as_deref(), Some(OUT_OF_RANGE), "{claim}");
+            assert!(
+                !i.verdict.accepted(),
+                "{claim}: the signature no longer matches"
+            );
+        }
     }
 
     #[test]

@@ -50,7 +50,7 @@ struct Args {
     /// Write every exchange to DIR/transcript.jsonl.
     #[arg(long, value_name = "DIR")]
     transcript: Option<PathBuf>,
-    /// Give up on a request after this long.
+    /// Give up on a request after this long (at most 3600).
     #[arg(long, default_value_t = 10, value_name = "SECONDS")]
     timeout: u64,
     /// The capabilities each request declares, as JSON.
@@ -103,6 +103,13 @@ fn run(args: &Args) -> Result<bool, String> {
         .as_deref()
         .map(Transcript::create)
         .transpose()?;
+    if args.timeout > mrtr_native::MAX_WAIT_S {
+        return Err(format!(
+            "--timeout {}: a request's timeout is at most {} seconds (an hour)",
+            args.timeout,
+            mrtr_native::MAX_WAIT_S
+        ));
+    }
     let timeout = Duration::from_secs(args.timeout.max(1));
     let target = match &args.url {
         Some(u) if u.starts_with("http://") || u.starts_with("https://") => u.clone(),

@@ -37,9 +37,15 @@ struct Args {
     /// auto: probe with server/discover and fall back to initialize (stdio); modern; legacy.
     #[arg(long, default_value = "auto", value_parser = ["auto", "modern", "legacy"])]
     era: String,
-    /// How long the stdio era probe waits for an answer to server/discover (then: legacy).
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
-    probe_timeout: f64,
+    /// How long the stdio era probe waits for an answer to server/discover (then: legacy);
+    /// above 0, at most 3600.
+    #[arg(
+        long,
+        default_value = "10",
+        value_name = "SECONDS",
+        allow_hyphen_values = true
+    )]
+    probe_timeout: String,
     /// The client capabilities to declare, as JSON.
     #[arg(
         long,
@@ -142,6 +148,8 @@ fn parse_json(what: &str, text: &str) -> Result<Value, String> {
 }
 
 fn run(args: &Args) -> Result<bool, String> {
+    let probe_timeout = mrtr_native::parse_wait(&args.probe_timeout)
+        .map_err(|e| format!("--probe-timeout {:?}: {e}", args.probe_timeout))?;
     let caps_raw = parse_json("--caps", &args.caps)?;
     let tool_args = parse_json("--args", &args.args)?;
     let mut values = Map::new();
@@ -189,7 +197,7 @@ fn run(args: &Args) -> Result<bool, String> {
         "modern" => true,
         "legacy" => false,
         _ if is_url => true,
-        _ => probe(&mut client, transport.as_mut(), args.probe_timeout)?,
+        _ => probe(&mut client, transport.as_mut(), probe_timeout)?,
     };
     if modern && is_url {
         // Learn which of the tool's parameters travel as Mcp-Param-* headers too (the
@@ -218,8 +226,9 @@ fn run(args: &Args) -> Result<bool, String> {
 }
 
 /// The stdio probe of the spec's backward-compatibility rules: `server/discover` first; a
-/// `DiscoverResult` means modern, a modern error (-32022) means modern with another version
-/// (probe once more with it, never fall back), anything else or silence means legacy.
+/// `DiscoverResult` means modern, and so do -32020 and -32021 (errors only 2026-07-28 has); a
+/// -32022 naming 2026-07-28 means modern with that version (probe once more with it, never
+/// fall back); anything else or silence means legacy.
 fn probe(client: &mut Client, t: &mut dyn Transport, timeout_s: f64) -> Result<bool, String> {
     let mut corrected = false;
     loop {
@@ -234,7 +243,16 @@ fn probe(client: &mut Client, t: &mut dyn Transport, timeout_s: f64) -> Result<b
             Err(e) => return Err(e),
         };
         match classify_probe(response.as_ref()) {
-            ProbeVerdict::Modern => return Ok(true),
+            ProbeVerdict::Modern => {
+                if let Some(code) = response
+                    .as_ref()
+                    .and_then(|r| r.pointer("/error/code"))
+                    .and_then(Value::as_i64)
+                {
+                    eprintln!("mrtr-client: server/discover was refused with {code}, an error only 2026-07-28 has: speaking 2026-07-28, not falling back");
+                }
+                return Ok(true);
+            }
             ProbeVerdict::RetryWith(v) if !corrected => {
                 eprintln!(
                     "mrtr-client: the server does not speak {}; probing again with {v}",

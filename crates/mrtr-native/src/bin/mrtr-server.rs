@@ -9,7 +9,7 @@ use mrtr_core::checks::Check;
 use mrtr_core::ticket::Seal;
 use mrtr_core::Principal;
 use mrtr_native::http_front::{HttpOptions, LOOPBACK_HOSTS};
-use mrtr_native::{parse_key_hex, parse_named_keys, ServerOptions};
+use mrtr_native::{parse_key_hex, parse_named_keys, parse_ttl, ServerOptions};
 use mrtr_world::checks::CheckWords;
 
 #[derive(Parser, Debug)]
@@ -26,9 +26,14 @@ struct Args {
     /// Serve newline-delimited JSON-RPC on stdin/stdout.
     #[arg(long)]
     stdio: bool,
-    /// Ticket lifetime in seconds.
-    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
-    ttl: u64,
+    /// Ticket lifetime in seconds, 1 to 31536000 (a year).
+    #[arg(
+        long,
+        default_value = "120",
+        value_name = "SECONDS",
+        allow_hyphen_values = true
+    )]
+    ttl: String,
     /// Refuse a ticket's second redemption. Without --redemption the memory of redemptions
     /// is this process's own: replicas sharing a key each remember only what they redeemed,
     /// so a repeat sent to another replica is accepted there.
@@ -87,10 +92,13 @@ fn main() {
 }
 
 fn run(args: Args) -> Result<(), String> {
+    let ttl_s = parse_ttl(&args.ttl).map_err(|e| format!("--ttl {:?}: {e}", args.ttl))?;
     let keys = if !args.keys.is_empty() {
-        parse_named_keys(args.keys.iter().map(String::as_str))?
+        parse_named_keys(args.keys.iter().map(String::as_str))
+            .map_err(|e| format!("--key (or MRTR_KEYS): {e}"))?
     } else if let Some(h) = &args.key_hex {
-        vec![("k1".to_owned(), parse_key_hex(h)?)]
+        let secret = parse_key_hex(h).map_err(|e| format!("--key-hex (or MRTR_KEY): {e}"))?;
+        vec![("k1".to_owned(), secret)]
     } else {
         eprintln!("mrtr-server: no --key, --key-hex, MRTR_KEYS or MRTR_KEY: using a random key for this process (other replicas will refuse its tickets)");
         vec![("k1".to_owned(), mrtr_native::os::random_secret())]
@@ -100,7 +108,7 @@ fn run(args: Args) -> Result<(), String> {
         "mrtr-server: {} keys {} (signs with {})",
         args.name,
         key_ids.join(", "),
-        key_ids[0]
+        key_ids.first().copied().unwrap_or_default()
     );
     let skip_checks: Vec<Check> = args
         .unsafe_skip_check
@@ -111,7 +119,7 @@ fn run(args: Args) -> Result<(), String> {
         eprintln!("mrtr-server: WARNING: --unsafe-skip-check {}: the {} check is OFF. This server accepts tickets it must refuse: {}. For teaching and for testing mrtr-audit only; never serve anyone with it.", c.id(), c.id(), c.stops());
     }
     let opts = ServerOptions {
-        ttl_s: args.ttl,
+        ttl_s,
         single_use: args.single_use,
         seal: Seal::parse(&args.seal).unwrap_or_default(),
         keys,

@@ -85,8 +85,13 @@ fn readable(ticket: &str) -> Option<(usize, &str, serde_json::Map<String, Value>
 pub fn field_edit(ticket: &str) -> Option<Variant> {
     let (start, seg, mut m) = readable(ticket)?;
     let what = if let Some(exp) = m.get("exp").and_then(Value::as_u64) {
-        m.insert("exp".into(), Value::from(exp + 86_400));
-        "payload re-encoded with exp a day later, the signature kept".to_owned()
+        // A day later, or (a server's exp within a day of u64::MAX) a day earlier.
+        let (edited, when) = match exp.checked_add(86_400) {
+            Some(later) => (later, "later"),
+            None => (exp - 86_400, "earlier"),
+        };
+        m.insert("exp".into(), Value::from(edited));
+        format!("payload re-encoded with exp a day {when}, the signature kept")
     } else {
         let key = first_string(&mut m)?;
         format!("payload re-encoded with the text at {key:?} changed, the signature kept")
@@ -292,6 +297,20 @@ mod tests {
         let v = field_edit(&no_exp).unwrap();
         assert!(v.what.contains("\"p.env\""), "{}", v.what);
         assert_eq!(field_edit("v1e.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), None);
+    }
+
+    #[test]
+    fn an_expiry_at_the_end_of_u64_is_edited_without_overflowing() {
+        let at_end = format!(
+            "v1.{}.sig",
+            URL_SAFE_NO_PAD.encode(format!(r#"{{"exp":{}}}"#, u64::MAX))
+        );
+        let v = field_edit(&at_end).unwrap();
+        assert!(v.what.contains("a day earlier"), "{}", v.what);
+        let seg = v.ticket.split('.').nth(1).unwrap();
+        let payload: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(seg).unwrap()).unwrap();
+        assert_eq!(payload["exp"], u64::MAX - 86_400);
+        assert_eq!(stated_life(&at_end), None);
     }
 
     #[test]
