@@ -92,12 +92,15 @@ test('code: what each SDK leaves to you is the audit of its example server', asy
     const row = page.getByTestId('sdk-table').locator('tr', { has: page.locator('th', { hasText: /^Principal$/ }) });
     assert.match(await row.textContent(), /left to you/);
     assert.match(await row.textContent(), new RegExp(`other-token: ${expected[server]['other-token']}`));
+    // The expired ticket is refused, but a wrong-kind answer renews it: the renewal row.
     const expiry = page.getByTestId('sdk-table').locator('tr', { has: page.locator('th', { hasText: /^Expiry$/ }) });
-    assert.match(await expiry.textContent(), /the SDK does it/);
+    assert.match(await expiry.textContent(), /left to you/);
+    assert.match(await expiry.textContent(), new RegExp(`expired: ${expected[server].expired}`));
+    assert.match(await expiry.textContent(), new RegExp(`renewal: ${expected[server].renewal}`));
   }
   // Folded to its count, which is the audit's.
   await page.locator('#code [data-lang=ts]').click();
-  assert.match(await page.getByTestId('sdk-fold').locator('summary').textContent(), /finds 4 of the 5 protections it tested left to you/);
+  assert.match(await page.getByTestId('sdk-fold').locator('summary').textContent(), /finds 5 of the 5 protections it tested left to you/);
   // The TS example hardened with bind: the principal and request gaps close, as audited.
   await page.locator('#code [data-lang=ts]').click();
   for (const name of ['Principal', 'Request']) {

@@ -129,6 +129,8 @@ fn advice(lang: Lang, g: Guard, cell: Cell) -> &'static str {
         (Lang::TypeScript, Guard::Encoding, _) => "The codec's decoder also takes = padding, the + / alphabet and whitespace: key anything you remember about a ticket by its decoded id, never by the string.",
         (Lang::TypeScript, Guard::Check(Principal), _) => "Give createRequestStateCodec a bind callback that returns the caller's identity, and pass ctx to codec.mint: verify then refuses another caller's ticket (ts_server_hardened.mjs).",
         (Lang::TypeScript, Guard::Check(Request), _) => "Return the tool's name and its arguments from the same bind callback: verify then refuses a retry with other arguments before the handler runs (ts_server_hardened.mjs). A check inside the handler would not do: the SDK turns a handler's error into an isError result.",
+        (Lang::TypeScript, Guard::Check(Expiry), _) => "Each ticket the codec mints lives a full ttlSeconds, and the handler mints a new one whenever a retry carries no accepted answer: answer with another kind of result (or not at all) and the ticket comes back with a new deadline, as often as you like. On a retry that carried a ticket, keep its deadline: put the first expiry in the state and refuse once it is past.",
+        (Lang::Python, Guard::Check(Expiry), _) => "Each request_state the SDK seals lives a full ttl, and the handler returns a new one whenever a retry carries no accepted answer: answer with another kind of result and the ticket comes back with a new deadline. On a retry that carried a ticket, keep its deadline: put the first expiry in the state and refuse once it is past.",
         (Lang::Python, Guard::Check(Principal), _) => "The SDK binds the ticket to the OAuth client when the server uses OAuth; without it, put the caller in the state and compare it in the handler.",
         (_, Guard::Check(SingleUse), Cell::NotTested) => "The example does not claim single use, so the audit skips it. To add it, remember each redeemed ticket id in a memory every replica shares, until the ticket expires.",
         (_, _, Cell::NotTested) => "The audit could not try this against the example.",
@@ -207,8 +209,8 @@ mod tests {
 
     #[test]
     fn the_summary_counts_what_each_example_leaves_to_you() {
-        assert_eq!(left_to_you(&table(Lang::TypeScript).unwrap()), (4, 5));
-        assert_eq!(left_to_you(&table(Lang::Python).unwrap()), (1, 5));
+        assert_eq!(left_to_you(&table(Lang::TypeScript).unwrap()), (5, 5));
+        assert_eq!(left_to_you(&table(Lang::Python).unwrap()), (2, 5));
     }
 
     fn cells(lang: Lang, column: usize) -> Vec<Cell> {
@@ -225,16 +227,17 @@ mod tests {
         // signature, encoding, principal, request, expiry, single use
         assert_eq!(
             cells(Lang::TypeScript, 0),
-            [YouAdd, YouAdd, YouAdd, YouAdd, SdkDoes, NotTested]
+            [YouAdd, YouAdd, YouAdd, YouAdd, YouAdd, NotTested]
         );
-        // bind closes the principal and request gaps, and only those.
+        // bind closes the principal and request gaps, and only those; a wrong-kind answer
+        // still renews the ticket (the renewal row).
         assert_eq!(
             cells(Lang::TypeScript, 1),
-            [YouAdd, YouAdd, SdkDoes, SdkDoes, SdkDoes, NotTested]
+            [YouAdd, YouAdd, SdkDoes, SdkDoes, YouAdd, NotTested]
         );
         assert_eq!(
             cells(Lang::Python, 0),
-            [SdkDoes, SdkDoes, YouAdd, SdkDoes, SdkDoes, NotTested]
+            [SdkDoes, SdkDoes, YouAdd, SdkDoes, YouAdd, NotTested]
         );
         assert!(table(Lang::Rust).is_none());
     }

@@ -241,6 +241,10 @@ impl Wire for HttpWire {
         std::thread::sleep(Duration::from_millis(ms));
     }
 
+    fn ms_into_second(&self) -> u64 {
+        wall_ms_into_second()
+    }
+
     fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>> {
         let body = format!(
             "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"pad\":\"{}\"}}",
@@ -325,6 +329,10 @@ impl Wire for StdioWire {
         std::thread::sleep(Duration::from_millis(ms));
     }
 
+    fn ms_into_second(&self) -> u64 {
+        wall_ms_into_second()
+    }
+
     fn oversize_body(&mut self, _: usize) -> Option<Result<Exchange, String>> {
         None
     }
@@ -332,4 +340,12 @@ impl Wire for StdioWire {
     fn principals(&self) -> bool {
         false
     }
+}
+
+/// How far into the current second the wall clock is, in milliseconds.
+fn wall_ms_into_second() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::from(d.subsec_millis()))
+        .unwrap_or(0)
 }

@@ -50,6 +50,9 @@ pub trait Wire {
     fn race(&mut self, msgs: &[Value], who: Who) -> Option<Result<Vec<Exchange>, String>>;
     /// Lets `ms` milliseconds pass.
     fn wait_ms(&mut self, ms: u64);
+    /// How far into the current second this wire's clock is, in milliseconds. Many servers
+    /// count whole seconds; a row that times a ticket's life starts just after one begins.
+    fn ms_into_second(&self) -> u64;
     /// Sends a request body of `bytes` bytes. `None` when this wire has no body limit to test.
     fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>>;
     /// Whether `Who::Other` and `Who::Nobody` are distinct principals here (not on stdio).
@@ -684,6 +687,10 @@ impl Auditor<'_> {
                         "give --ttl-wait SECONDS, longer than the server's ticket lifetime",
                     ));
                 };
+                // Minted just after a second begins, so that halfway through the wait is still
+                // inside the first ticket's life on a server that counts whole seconds.
+                let into = self.wire.ms_into_second();
+                self.wire.wait_ms((1020 - into) % 1000);
                 let m = minted!(Who::Caller);
                 if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
                     return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));

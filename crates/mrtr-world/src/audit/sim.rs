@@ -80,6 +80,10 @@ impl Wire for SimWire {
         self.now_ms += ms;
     }
 
+    fn ms_into_second(&self) -> u64 {
+        self.now_ms % 1000
+    }
+
     fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>> {
         let text = format!("{{\"pad\":\"{}\"}}", "x".repeat(bytes));
         let clock = FixedClock(EPOCH_S * 1000 + self.now_ms);
