@@ -23,7 +23,7 @@ test('the page reads before the wasm arrives, in the chosen theme, and the widge
   await page.goto(site.url);
   // Prose, headings and intros are there with no wasm at all.
   assert.match(await page.locator('.lede').textContent(), /input_required/);
-  assert.equal(await page.locator('main section h2').count(), 11);
+  assert.equal(await page.locator('main section h2').count(), 12);
   assert.match(await page.locator('#why').textContent(), /Principal.*bearer token/s);
   assert.match(await page.locator('#misuse .intro').textContent(), /act as bob's client/);
   assert.match(await page.locator('#roundtrip .starting').textContent(), /Starting the lab/);
@@ -34,6 +34,41 @@ test('the page reads before the wasm arrives, in the chosen theme, and the widge
   await waitForLater(page);
   await page.getByTestId('move-alice').waitFor();
   assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a reader new to MCP meets host, client, server, tool and JSON-RPC defined before the round trip', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  // The page's text in reading order, up to the round trip's section.
+  const text = await page.evaluate(() => {
+    const stop = document.getElementById('roundtrip');
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    let out = '';
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (stop.contains(n)) break;
+      out += n.textContent + ' ';
+    }
+    return out.replace(/\s+/g, ' ');
+  });
+  for (const [word, definition] of [
+    ['Host', /Host The application the user works in/],
+    ['Client', /Client The part of the host that speaks MCP/],
+    ['Server', /Server A program that offers things to do/],
+    ['Tool', /Tool One thing a server can do/],
+    ['JSON-RPC', /JSON-RPC: each message is one small JSON object/],
+    ['MRTR', /multi round-trip requests \(MRTR\), proposed as SEP-2322/],
+  ]) {
+    assert.match(text, definition, `${word} is defined before the round trip`);
+  }
+  // Each is defined before the page first uses it in the round trip's own words.
+  assert.ok(text.indexOf('Model Context Protocol') < text.indexOf('Why a ticket'));
+  // The client is drawn inside the host: the words say so.
+  assert.match(text, /It lives inside the host/);
+  // Foldable for readers who know MCP.
+  await page.getByTestId('mcp-fold').locator('summary').click();
+  assert.equal(await page.getByTestId('mcp-fold').evaluate((d) => d.open), false);
+  assert.deepEqual(problems, []);
   await context.close();
 });
 
