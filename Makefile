@@ -59,7 +59,7 @@ bench: setup
 route-probe: setup
 	route-probe/run.sh $${RUNS:-3}
 
-## A short fuzz run of ticket decoding and request dispatch (nightly + cargo-fuzz).
+## A short fuzz run of every fuzz target, 10 s each (nightly + cargo-fuzz).
 fuzz-smoke: setup
 	@scripts/fuzz.sh 10
 

@@ -9,7 +9,7 @@ if ! cargo +nightly --version >/dev/null 2>&1 || ! cargo fuzz --version >/dev/nu
   echo "fuzz: SKIPPED (needs the nightly toolchain and cargo-fuzz)"
   exit 0
 fi
-for target in ticket_open dispatch histories; do
+for target in ticket_open dispatch http_front stdio_front deep_link audit_report inspector_edit histories; do
   mkdir -p "fuzz/corpus/$target"
   echo "fuzz: $target for ${SECONDS_EACH}s"
   (cd fuzz && cargo +nightly fuzz run "$target" "corpus/$target" "seeds/$target" -- \

@@ -153,8 +153,11 @@ impl Default for Link {
     }
 }
 
-/// Longest fragment read; anything longer is ignored as a whole.
-pub const MAX_FRAGMENT: usize = 2048;
+/// Longest fragment read; anything longer is ignored as a whole. It is as long as the
+/// longest link [`Link::to_fragment`] writes, so every link the page writes reads back: a
+/// typed ticket of [`mrtr_core::ticket::MAX_TICKET_LEN`] bytes, each percent-encoded (3
+/// characters), and room for every other setting at its longest (under 1 KB).
+pub const MAX_FRAGMENT: usize = 3 * mrtr_core::ticket::MAX_TICKET_LEN + 1024;
 pub const MAX_TTL_S: u64 = 3600;
 pub const MAX_STEP: usize = 1000;
 
@@ -457,6 +460,57 @@ mod tests {
         assert!(f.contains("ticket=v1.abc.d%20e%26f%3Dg%23h%C3%A9"), "{f}");
         assert!(f.ends_with("&lang=py"), "{f}");
         assert_eq!(Link::parse(&f), (l, vec![]));
+    }
+
+    #[test]
+    fn the_longest_link_the_page_writes_reads_back() {
+        // Found by fuzzing (deep_link): a typed ticket read from a link under the old
+        // 2048-character limit could be written back longer than it (`+` reads as itself and
+        // is written %2B), and the page could not read its own link.
+        let mut l = Link {
+            widget: Widget::Misuse,
+            ending: Ending::Tampered,
+            step: MAX_STEP,
+            speed: 0.25,
+            ticket: Some("+\u{e9}".repeat(mrtr_core::ticket::MAX_TICKET_LEN / 3)),
+            at_s: MAX_TIME_S,
+            times: [MAX_TIME_S; 6],
+            mv: Some(Move::Forge),
+            predict: true,
+            breakage: Breakage {
+                change_ticket: true,
+                no_signature_check: true,
+            },
+            stateless: true,
+            method: METHODS.iter().max_by_key(|m| m.len()).unwrap(),
+            caps: ClientCapabilities {
+                elicitation_form: true,
+                elicitation_url: true,
+                sampling: true,
+                roots: true,
+                ..Default::default()
+            },
+            audit_sample: true,
+            lang: Lang::Python,
+            ..Link::default()
+        };
+        l.knobs.ttl_s = MAX_TTL_S;
+        l.knobs.seal = Seal::Sealed;
+        l.knobs.single_use = true;
+        l.knobs.store = StoreMode::PerReplica;
+        l.knobs.naive_ask_again = true;
+        l.knobs.b_key_differs = true;
+        for c in switchable() {
+            l.knobs.policy_a.set(c, false);
+            l.knobs.policy_b.set(c, false);
+        }
+        l.knobs.seed = u64::MAX;
+        let f = l.to_fragment();
+        assert!(f.len() <= MAX_FRAGMENT, "{} characters", f.len());
+        assert_eq!(Link::parse(&f), (l, vec![]));
+        let plus = format!("ticket={}", "+".repeat(1000));
+        let (l, _) = Link::parse(&plus);
+        assert_eq!(Link::parse(&l.to_fragment()), (l, vec![]));
     }
 
     #[test]

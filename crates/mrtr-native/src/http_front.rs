@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use mrtr_core::error::RpcError;
 use mrtr_core::wire::{error_response, Envelope, RequestId, META_PROTOCOL_VERSION};
-use mrtr_core::{CallContext, Principal, Server};
+use mrtr_core::{CallContext, Clock, Entropy, Principal, Reply, Server};
 
 use crate::headers::{decode_sentinel, ParamHeader};
 use crate::os::{OsEntropy, SystemClock};
@@ -58,8 +58,11 @@ impl Default for HttpOptions {
     }
 }
 
+/// The front without its sockets: every check of a POST to `/mcp` and the engine behind
+/// them, as plain functions from the request's headers and body to the [`HttpReply`] the
+/// front sends. [`router`] serves one over axum; tests and fuzzing call it directly.
 #[derive(Clone)]
-struct AppState {
+pub struct HttpFront {
     /// Shared, not locked: the engine handles requests at once (its store records
     /// atomically).
     server: Arc<Server>,
@@ -67,19 +70,189 @@ struct AppState {
     opts: Arc<HttpOptions>,
 }
 
+/// What the front sends for one request: status, headers and body, and the lines it prints
+/// on stderr about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpReply {
+    pub status: u16,
+    pub headers: Vec<(&'static str, &'static str)>,
+    pub body: String,
+    pub log: Vec<String>,
+}
+
+impl IntoResponse for HttpReply {
+    fn into_response(self) -> Response {
+        let body = if self.body.is_empty() {
+            Body::empty()
+        } else {
+            Body::from(self.body)
+        };
+        let mut res = Response::new(body);
+        *res.status_mut() = StatusCode::from_u16(self.status).unwrap_or(StatusCode::OK);
+        for (name, value) in self.headers {
+            res.headers_mut().insert(
+                header::HeaderName::from_static(name),
+                header::HeaderValue::from_static(value),
+            );
+        }
+        res
+    }
+}
+
+/// Runs the engine for one request: `|f| f()` on this thread, or somewhere blocking is
+/// allowed (the async front's `block_in_place`, for a store across the network).
+pub type Offload<'a> = &'a dyn Fn(&mut dyn FnMut() -> Reply) -> Reply;
+
+impl HttpFront {
+    pub fn new(server: Server, opts: HttpOptions) -> HttpFront {
+        let params = server
+            .catalog
+            .tools
+            .iter()
+            .map(|t| (t.name.to_owned(), ParamHeader::all_in(&t.input_schema)))
+            .filter(|(_, p)| !p.is_empty())
+            .collect();
+        HttpFront {
+            server: Arc::new(server),
+            params: Arc::new(params),
+            opts: Arc::new(opts),
+        }
+    }
+
+    /// The whole answer to a POST whose body is `body`: [`Self::refuse_before_body`], the
+    /// size limit, then [`Self::answer`].
+    pub fn respond(
+        &self,
+        headers: &HeaderMap,
+        body: &[u8],
+        clock: &dyn Clock,
+        entropy: &mut dyn Entropy,
+        offload: Offload<'_>,
+    ) -> HttpReply {
+        if let Some(refused) = self.refuse_before_body(headers) {
+            return refused;
+        }
+        let body = (body.len() <= BODY_LIMIT).then_some(body);
+        self.answer(headers, body, clock, entropy, offload)
+    }
+
+    /// The refusals that come before the body is read: Host and Origin (403), the content
+    /// type (415).
+    pub fn refuse_before_body(&self, headers: &HeaderMap) -> Option<HttpReply> {
+        if let Err(why) = check_host_and_origin(headers, self.opts.allowed_hosts.as_deref()) {
+            let mut r = refuse(403, None, RpcError::new(TRANSPORT_REFUSED, why.clone()));
+            r.log.push(format!("[{}] refused: {why}", self.opts.name));
+            return Some(r);
+        }
+        if !is_json(headers) {
+            return Some(refuse(
+                415,
+                None,
+                RpcError::new(
+                    TRANSPORT_REFUSED,
+                    "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json",
+                ),
+            ));
+        }
+        None
+    }
+
+    /// The answer to a POST that passed [`Self::refuse_before_body`], from its body (`None`:
+    /// over [`BODY_LIMIT`] or unreadable, 413): its syntax, the standard headers against it,
+    /// then the engine.
+    pub fn answer(
+        &self,
+        headers: &HeaderMap,
+        body: Option<&[u8]>,
+        clock: &dyn Clock,
+        entropy: &mut dyn Entropy,
+        offload: Offload<'_>,
+    ) -> HttpReply {
+        let Some(body) = body else {
+            return refuse(
+                413,
+                None,
+                RpcError::invalid_request(format!(
+                    "the body is over the {BODY_LIMIT}-byte limit (or could not be read)"
+                )),
+            );
+        };
+        let value: Value = match serde_json::from_slice(body) {
+            Ok(v) => v,
+            Err(e) => {
+                let err = RpcError::parse_error(format!("Parse error: the body is not JSON ({e})"));
+                return refuse(400, None, err);
+            }
+        };
+        let id = value.get("id").and_then(RequestId::from_value);
+        if let Err(err) = check_headers(headers, &value, &self.params) {
+            return refuse(400, id.as_ref(), err);
+        }
+        let auth = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        let principal = Principal::from_bearer(auth);
+        let mut handle = || {
+            self.server.handle(
+                &value,
+                &mut CallContext {
+                    principal: &principal,
+                    clock,
+                    entropy: &mut *entropy,
+                },
+            )
+        };
+        // A store across the network blocks while it answers (only a request carrying a
+        // ticket reaches it): tell the runtime, so other requests keep going on its other
+        // threads.
+        let reaches_store = value.pointer("/params/requestState").is_some();
+        let reply = if self.opts.blocking_store && reaches_store {
+            offload(&mut handle)
+        } else {
+            handle()
+        };
+        let mut log = Vec::new();
+        if self.opts.log_checks {
+            let what = [
+                value.get("method").and_then(Value::as_str),
+                value
+                    .pointer("/params/name")
+                    .or_else(|| value.pointer("/params/uri"))
+                    .and_then(Value::as_str),
+            ];
+            log.push(format!(
+                "[{}] {principal}: {} -> {}",
+                self.opts.name,
+                what.iter().flatten().copied().collect::<Vec<_>>().join(" "),
+                reply.http_status
+            ));
+            for e in &reply.trace {
+                log.push(format!(
+                    "[{}] {principal}: {}",
+                    self.opts.name,
+                    crate::describe(e)
+                ));
+            }
+        }
+        let notifications: Vec<&Value> = reply.notifications().collect();
+        let mut out = match &reply.response {
+            Some(body) if !notifications.is_empty() && reply.http_status == 200 => {
+                sse_response(&notifications, body)
+            }
+            Some(body) => json_response(reply.http_status, body),
+            None => HttpReply {
+                status: 202,
+                headers: Vec::new(),
+                body: String::new(),
+                log: Vec::new(),
+            },
+        };
+        out.log = log;
+        out
+    }
+}
+
 pub fn router(server: Server, opts: HttpOptions) -> Router {
-    let params = server
-        .catalog
-        .tools
-        .iter()
-        .map(|t| (t.name.to_owned(), ParamHeader::all_in(&t.input_schema)))
-        .filter(|(_, p)| !p.is_empty())
-        .collect();
-    let state = AppState {
-        server: Arc::new(server),
-        params: Arc::new(params),
-        opts: Arc::new(opts),
-    };
     Router::new()
         .route(
             "/mcp",
@@ -87,7 +260,7 @@ pub fn router(server: Server, opts: HttpOptions) -> Router {
         )
         // The limit is applied by hand (a JSON-RPC error, not axum's plain text).
         .layer(DefaultBodyLimit::disable())
-        .with_state(state)
+        .with_state(HttpFront::new(server, opts))
 }
 
 async fn not_allowed() -> Response {
@@ -99,18 +272,18 @@ async fn not_allowed() -> Response {
         .into_response()
 }
 
-fn json_response(status: u16, body: &Value) -> Response {
+fn json_response(status: u16, body: &Value) -> HttpReply {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+    HttpReply {
+        status: status.as_u16(),
+        headers: vec![("content-type", "application/json")],
+        body: body.to_string(),
+        log: Vec::new(),
+    }
 }
 
 /// The notifications, then the response, as one SSE stream (one message per `data:` line).
-fn sse_response(notifications: &[&Value], response: &Value) -> Response {
+fn sse_response(notifications: &[&Value], response: &Value) -> HttpReply {
     let mut body = String::new();
     for m in notifications
         .iter()
@@ -121,109 +294,40 @@ fn sse_response(notifications: &[&Value], response: &Value) -> Response {
         body.push_str(&m.to_string());
         body.push_str("\n\n");
     }
-    (
-        StatusCode::OK,
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache, no-transform"),
-            (header::HeaderName::from_static("x-accel-buffering"), "no"),
+    HttpReply {
+        status: 200,
+        headers: vec![
+            ("content-type", "text/event-stream"),
+            ("cache-control", "no-cache, no-transform"),
+            ("x-accel-buffering", "no"),
         ],
         body,
-    )
-        .into_response()
+        log: Vec::new(),
+    }
 }
 
-fn refuse(status: u16, id: Option<&RequestId>, error: RpcError) -> Response {
+fn refuse(status: u16, id: Option<&RequestId>, error: RpcError) -> HttpReply {
     json_response(status, &error_response(id, &error))
 }
 
-async fn handle_post(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    if let Err(why) = check_host_and_origin(&headers, state.opts.allowed_hosts.as_deref()) {
-        eprintln!("[{}] refused: {why}", state.opts.name);
-        return refuse(403, None, RpcError::new(TRANSPORT_REFUSED, why));
-    }
-    if !is_json(&headers) {
-        return refuse(
-            415,
-            None,
-            RpcError::new(
-                TRANSPORT_REFUSED,
-                "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json",
-            ),
-        );
-    }
-    let body: Bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
-        Ok(b) => b,
-        Err(_) => {
-            return refuse(
-                413,
-                None,
-                RpcError::invalid_request(format!(
-                    "the body is over the {BODY_LIMIT}-byte limit (or could not be read)"
-                )),
+async fn handle_post(State(front): State<HttpFront>, headers: HeaderMap, body: Body) -> Response {
+    let reply = match front.refuse_before_body(&headers) {
+        Some(refused) => refused,
+        None => {
+            let body: Option<Bytes> = axum::body::to_bytes(body, BODY_LIMIT).await.ok();
+            front.answer(
+                &headers,
+                body.as_deref(),
+                &SystemClock,
+                &mut OsEntropy,
+                &|f| tokio::task::block_in_place(f),
             )
         }
     };
-    let value: Value = match serde_json::from_slice(&body) {
-        Ok(v) => v,
-        Err(e) => {
-            let err = RpcError::parse_error(format!("Parse error: the body is not JSON ({e})"));
-            return refuse(400, None, err);
-        }
-    };
-    let id = value.get("id").and_then(RequestId::from_value);
-    if let Err(err) = check_headers(&headers, &value, &state.params) {
-        return refuse(400, id.as_ref(), err);
+    for line in &reply.log {
+        eprintln!("{line}");
     }
-    let auth = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok());
-    let principal = Principal::from_bearer(auth);
-    let handle = || {
-        let mut entropy = OsEntropy;
-        state.server.handle(
-            &value,
-            &mut CallContext {
-                principal: &principal,
-                clock: &SystemClock,
-                entropy: &mut entropy,
-            },
-        )
-    };
-    // A store across the network blocks while it answers (only a request carrying a ticket
-    // reaches it): tell the runtime, so other requests keep going on its other threads.
-    let reaches_store = value.pointer("/params/requestState").is_some();
-    let reply = if state.opts.blocking_store && reaches_store {
-        tokio::task::block_in_place(handle)
-    } else {
-        handle()
-    };
-    if state.opts.log_checks {
-        let what = [
-            value.get("method").and_then(Value::as_str),
-            value
-                .pointer("/params/name")
-                .or_else(|| value.pointer("/params/uri"))
-                .and_then(Value::as_str),
-        ];
-        eprintln!(
-            "[{}] {principal}: {} -> {}",
-            state.opts.name,
-            what.iter().flatten().copied().collect::<Vec<_>>().join(" "),
-            reply.http_status
-        );
-        for e in &reply.trace {
-            eprintln!("[{}] {principal}: {}", state.opts.name, crate::describe(e));
-        }
-    }
-    let notifications: Vec<&Value> = reply.notifications().collect();
-    match &reply.response {
-        Some(body) if !notifications.is_empty() && reply.http_status == 200 => {
-            sse_response(&notifications, body)
-        }
-        Some(body) => json_response(reply.http_status, body),
-        None => StatusCode::ACCEPTED.into_response(),
-    }
+    reply.into_response()
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
@@ -560,6 +664,59 @@ mod tests {
         std.pop();
         std.push(("mcp-param-region", "Bye"));
         assert!(check_headers(&headers(&std), &body, &params).is_err());
+    }
+
+    fn front(opts: HttpOptions) -> HttpFront {
+        let server = crate::ServerOptions {
+            ttl_s: 120,
+            single_use: false,
+            seal: Default::default(),
+            keys: vec![("k1".into(), vec![1; 32])],
+            log_checks: false,
+            redemption: None,
+            name: "test".into(),
+            skip_checks: Vec::new(),
+        }
+        .build()
+        .unwrap();
+        HttpFront::new(server, opts)
+    }
+
+    fn post(front: &HttpFront, pairs: &[(&'static str, &str)], body: &[u8]) -> HttpReply {
+        let mut rng = mrtr_core::SeededEntropy::new(1);
+        let clock = mrtr_core::FixedClock(1_800_000_000_000);
+        front.respond(&headers(pairs), body, &clock, &mut rng, &|f| f())
+    }
+
+    #[test]
+    fn the_front_answers_without_sockets_in_the_order_of_its_checks() {
+        let f = front(HttpOptions {
+            log_checks: true,
+            ..HttpOptions::default()
+        });
+        let json = ("content-type", "application/json");
+        let host = ("host", "localhost:3000");
+        let r = post(&f, &[json], b"{}");
+        assert_eq!(r.status, 403);
+        assert_eq!(r.log.len(), 1, "a refused Host is logged: {r:?}");
+        assert_eq!(post(&f, &[host], b"{}").status, 415);
+        let big = vec![b' '; BODY_LIMIT + 1];
+        assert_eq!(post(&f, &[host, json], &big).status, 413);
+        assert_eq!(post(&f, &[host, json], b"{").status, 400);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "deploy", "arguments": {"env": "staging"}, "_meta": {META_PROTOCOL_VERSION: "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}}});
+        let body = body.to_string();
+        let r = post(&f, &[host, json], body.as_bytes());
+        assert_eq!(r.status, 400, "the standard headers are missing");
+        let mut all = vec![host, json];
+        all.extend(STD);
+        let r = post(&f, &all, body.as_bytes());
+        assert_eq!((r.status, r.headers.clone()), (200, vec![json]), "{r:?}");
+        let v: Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(v["result"]["resultType"], "input_required", "{v}");
+        assert!(!r.log.is_empty(), "--log-checks lines");
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let r = post(&f, &[host, json], note.to_string().as_bytes());
+        assert_eq!((r.status, r.body.as_str()), (202, ""));
     }
 
     #[test]

@@ -19,8 +19,10 @@ pub use crate::lines::MAX_LINE;
 /// How often calls waiting on the legacy shim are checked for their deadline.
 const TICK: Duration = Duration::from_secs(1);
 
-/// What the reader thread saw.
-enum Input {
+/// What the reader saw: one line (without its newline), a line over the limit (skipped to
+/// its end), or a failed read (the last item).
+#[derive(Debug)]
+pub enum Input {
     Line(Vec<u8>),
     TooLong(u64),
     Failed(std::io::Error),
@@ -36,34 +38,34 @@ pub fn serve(
     log_checks: bool,
 ) -> std::io::Result<()> {
     let (tx, rx) = mpsc::sync_channel::<Input>(16);
-    std::thread::spawn(move || read_lines(input, tx));
-    let mut conn = Connection::new();
+    std::thread::spawn(move || {
+        for msg in Lines::new(input, MAX_LINE) {
+            let stop = matches!(msg, Input::Failed(_));
+            if tx.send(msg).is_err() || stop {
+                return;
+            }
+        }
+    });
+    let mut session = Session::new();
     loop {
         let delivery = match rx.recv_timeout(TICK) {
-            Ok(Input::Line(bytes)) => match String::from_utf8(bytes) {
-                Ok(line) if line.trim().is_empty() => continue,
-                Ok(line) => {
-                    let mut entropy = OsEntropy;
-                    conn.receive_text(
-                        server,
-                        &line,
-                        &mut CallContext {
-                            principal,
-                            clock: &SystemClock,
-                            entropy: &mut entropy,
-                        },
-                    )
-                }
-                Err(_) => parse_error("the line is not UTF-8"),
-            },
-            Ok(Input::TooLong(n)) => parse_error(&format!(
-                "the line has {n} bytes, over the {MAX_LINE}-byte (1 MiB) limit; it was skipped"
-            )),
             Ok(Input::Failed(e)) => {
                 eprintln!("[mrtr-server] reading stdin failed: {e}");
                 return Ok(());
             }
-            Err(RecvTimeoutError::Timeout) => conn.expire(SystemClock.now_ms()),
+            Ok(input) => {
+                let mut entropy = OsEntropy;
+                let mut ctx = CallContext {
+                    principal,
+                    clock: &SystemClock,
+                    entropy: &mut entropy,
+                };
+                match session.receive(server, input, &mut ctx) {
+                    Some(d) => d,
+                    None => continue,
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => session.tick(SystemClock.now_ms()),
             Err(RecvTimeoutError::Disconnected) => return Ok(()),
         };
         if log_checks {
@@ -80,6 +82,49 @@ pub fn serve(
     }
 }
 
+/// One stdio connection without its streams: what the front does with each thing its reader
+/// saw, and with each tick of its clock. Both eras are served on it (the 2025-11-25 one once
+/// `initialize` opens it, through the core's legacy shim).
+#[derive(Default)]
+pub struct Session {
+    conn: Connection,
+}
+
+impl Session {
+    pub fn new() -> Session {
+        Session {
+            conn: Connection::new(),
+        }
+    }
+
+    /// What to send for `input` (each message one line); `None` for a blank line. A failed
+    /// read gets nothing: the front stops there.
+    pub fn receive(
+        &mut self,
+        server: &Server,
+        input: Input,
+        ctx: &mut CallContext<'_>,
+    ) -> Option<Delivery> {
+        Some(match input {
+            Input::Line(bytes) => match String::from_utf8(bytes) {
+                Ok(line) if line.trim().is_empty() => return None,
+                Ok(line) => self.conn.receive_text(server, &line, ctx),
+                Err(_) => parse_error("the line is not UTF-8"),
+            },
+            Input::TooLong(n) => parse_error(&format!(
+                "the line has {n} bytes, over the {MAX_LINE}-byte (1 MiB) limit; it was skipped"
+            )),
+            Input::Failed(_) => return None,
+        })
+    }
+
+    /// A tick with nothing read: calls waiting on the legacy shim past their deadline are
+    /// answered.
+    pub fn tick(&mut self, now_ms: u64) -> Delivery {
+        self.conn.expire(now_ms)
+    }
+}
+
 fn parse_error(why: &str) -> Delivery {
     Delivery {
         outgoing: vec![error_response(
@@ -90,20 +135,43 @@ fn parse_error(why: &str) -> Delivery {
     }
 }
 
-/// Reads newline-delimited lines as bytes (UTF-8 is checked by the caller, so one bad line
-/// does not end the stream), never holding more than [`MAX_LINE`] bytes of one line.
-fn read_lines(mut input: impl BufRead, tx: mpsc::SyncSender<Input>) {
-    loop {
-        let msg = match lines::read_line(&mut input, MAX_LINE) {
-            Ok(None) => return,
+/// Reads newline-delimited lines as bytes (UTF-8 is checked by the [`Session`], so one bad
+/// line does not end the stream), never holding more than `max` bytes of one line. Ends
+/// after the end of input or a failed read.
+pub struct Lines<R> {
+    input: R,
+    max: usize,
+    done: bool,
+}
+
+impl<R: BufRead> Lines<R> {
+    pub fn new(input: R, max: usize) -> Lines<R> {
+        Lines {
+            input,
+            max,
+            done: false,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Lines<R> {
+    type Item = Input;
+
+    fn next(&mut self) -> Option<Input> {
+        if self.done {
+            return None;
+        }
+        let msg = match lines::read_line(&mut self.input, self.max) {
+            Ok(None) => {
+                self.done = true;
+                return None;
+            }
             Ok(Some(Line::Bytes(b))) => Input::Line(b),
             Ok(Some(Line::TooLong(n))) => Input::TooLong(n),
             Err(e) => Input::Failed(e),
         };
-        let stop = matches!(msg, Input::Failed(_));
-        if tx.send(msg).is_err() || stop {
-            return;
-        }
+        self.done = matches!(msg, Input::Failed(_));
+        Some(msg)
     }
 }
 
@@ -111,6 +179,19 @@ fn read_lines(mut input: impl BufRead, tx: mpsc::SyncSender<Input>) {
 mod tests {
     use super::*;
     use serde_json::{json, Value};
+
+    #[test]
+    fn lines_are_cut_at_newlines_and_an_overlong_one_is_skipped_whole() {
+        let input = b"ab\n\n0123456789xyz\nc\r\nlast".to_vec();
+        let got: Vec<String> = Lines::new(std::io::Cursor::new(input), 8)
+            .map(|i| match i {
+                Input::Line(b) => String::from_utf8(b).unwrap(),
+                Input::TooLong(n) => format!("<{n} bytes>"),
+                Input::Failed(e) => format!("<{e}>"),
+            })
+            .collect();
+        assert_eq!(got, ["ab", "", "<13 bytes>", "c\r", "last"]);
+    }
 
     fn test_server() -> Server {
         crate::ServerOptions {
