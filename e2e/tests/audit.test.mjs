@@ -14,8 +14,8 @@ test('audit: the sample is a weak server audited here, and a failing row links t
   const { page, context, problems } = await open(browser, site, { path: '#w=audit' });
   await waitForApp(page);
   await page.getByTestId('audit-sample').click();
-  assert.match(await page.getByTestId('audit-verdict').textContent(), /^Fails: a required row failed\. \d+ passed, 3 failed/);
-  assert.deepEqual(await failed(page), ['other-token', 'no-token', 'expired']);
+  assert.match(await page.getByTestId('audit-verdict').textContent(), /^Fails: a required row failed\. \d+ passed, 4 failed/);
+  assert.deepEqual(await failed(page), ['other-token', 'no-token', 'expired', 'renewal']);
   assert.match(page.url(), /w=audit.*sample=1/);
   await page.locator('.audit-row[data-row=other-token] a.see').click();
   await page.getByTestId('misuse').waitFor();

@@ -56,7 +56,7 @@ test('a reader new to MCP meets host, client, server, tool and JSON-RPC defined 
     ['Client', /Client The part of the host that speaks MCP/],
     ['Server', /Server A program that offers things to do/],
     ['Tool', /Tool One thing a server can do/],
-    ['JSON-RPC', /JSON-RPC: each message is one small JSON object/],
+    ['JSON-RPC', /JSON-RPC ?: each message is one small JSON object/],
     ['MRTR', /multi round-trip requests \(MRTR\), proposed as SEP-2322/],
   ]) {
     assert.match(text, definition, `${word} is defined before the round trip`);
