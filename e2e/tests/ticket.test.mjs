@@ -93,6 +93,54 @@ test('inspector: turning off B\'s signature check lets the edited ticket deploy 
   await context.close();
 });
 
+test('words: a signed ticket is never called sealed; only a sealed one\'s seal opens', async () => {
+  // Step 2, where A mints the ticket: the round trip's caption and the code widget both speak of it.
+  const sealedWords = /\bseal(s|ed)? (its|the|that) work|seal opens|seals (it|that work) into the ticket/i;
+  for (const lang of ['ts', 'rust']) {
+    const { page, context, problems } = await open(browser, site, { path: `#w=roundtrip&step=1${lang === 'rust' ? '&lang=rust' : ''}` });
+    await waitForApp(page);
+    assert.match(await page.getByTestId('caption').textContent(), /signs its work into a ticket/);
+    assert.match(await page.getByTestId('code-now').textContent(), /signs that work into the ticket/);
+    const text = await page.evaluate(() => document.body.textContent);
+    assert.doesNotMatch(text, sealedWords, lang);
+    assert.match(await page.locator('#ticket').textContent(), /Signature matches/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+  // Sealed (AEAD): now the words say sealed, and the signature check is the seal opening.
+  const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip&step=1&seal=aead&lang=rust' });
+  await waitForApp(page);
+  assert.match(await page.getByTestId('caption').textContent(), /seals its work into a ticket/);
+  assert.match(await page.getByTestId('code-now').textContent(), /seals that work into the ticket/);
+  assert.match(await page.locator('#ticket').getByTestId('verdict').locator('..').textContent(), /Seal opens/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('words: with B\'s signature check off, nothing says B refuses the edited ticket', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=ticket&offb=signature' });
+  await waitForApp(page);
+  await page.getByTestId('edit-prod').click();
+  assert.match(await verdictOf(page), /deployed to prod/);
+  const meaning = await page.getByTestId('signature-meaning').textContent();
+  assert.match(meaning, /They differ/);
+  assert.match(meaning, /signature check is off/);
+  assert.doesNotMatch(meaning, /refuses/);
+  assert.doesNotMatch(await page.locator('#ticket').textContent(), /\bB refuses\b/);
+  // The naive server's preset: principal and expiry signed into the ticket, checked by nobody.
+  const naive = await open(browser, site, { path: '#w=ticket&offb=principal,expiry' });
+  await waitForApp(naive.page);
+  const claim = (key) => naive.page.getByTestId('claims').locator('tr', { has: naive.page.locator('th code', { hasText: new RegExp(`^${key}$`) }) }).textContent();
+  for (const key of ['sub', 'exp']) {
+    const row = await claim(key);
+    assert.doesNotMatch(row, /refused/, key);
+    assert.match(row, /check is off/, key);
+  }
+  assert.deepEqual([...problems, ...naive.problems], []);
+  await naive.context.close();
+  await context.close();
+});
+
 test('timeline: the lesson\'s table, and the clock moves rows', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=timeline' });
   await waitForApp(page);

@@ -1,4 +1,5 @@
 use leptos::prelude::*;
+use mrtr_core::ticket::Seal;
 use mrtr_core::Verdict;
 
 use crate::state::checks_view::{check_rows, headline, tone};
@@ -6,7 +7,12 @@ use crate::state::checks_view::{check_rows, headline, tone};
 /// A verdict: the headline, then each check as symbol, question, word and reason (never colour
 /// alone), all read off the core's `Verdict`.
 #[component]
-pub fn CheckList(verdict: Verdict, #[prop(optional)] by: Option<&'static str>) -> impl IntoView {
+pub fn CheckList(
+    verdict: Verdict,
+    /// How the run's tickets are protected: what the signature check is asked.
+    seal: Seal,
+    #[prop(optional)] by: Option<&'static str>,
+) -> impl IntoView {
     let head = match by {
         Some(b) => format!("{b}: {}", headline(&verdict)),
         None => headline(&verdict),
@@ -15,7 +21,7 @@ pub fn CheckList(verdict: Verdict, #[prop(optional)] by: Option<&'static str>) -
         <div class="check-list">
             <p class=format!("verdict {}", tone(&verdict)) data-testid="verdict">{head}</p>
             <ol class="checks">
-                {check_rows(&verdict).into_iter().map(|c| view! {
+                {check_rows(&verdict, seal).into_iter().map(|c| view! {
                     <li class=format!("check {}", c.word.replace(' ', "-")) data-check=c.id>
                         <span class="symbol" aria-hidden="true">{c.symbol}</span>
                         <span class="question">{c.question}</span>

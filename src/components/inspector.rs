@@ -158,8 +158,10 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                     </fieldset>
                 }
             })}
-            {move || inspection.get().and_then(|i| i.signature).map(|sig| {
+            {move || inspection.get().and_then(|i| i.signature.clone().map(|s| (s, i.verdict))).map(|(sig, verdict)| {
                 let ok = sig.matches();
+                // What the comparison comes to, read off B's verdict on the same retry.
+                let meaning = sig.meaning(&verdict);
                 let computed = match &sig.computed {
                     Ok(c) => c.clone(),
                     Err(why) => format!("none: {why}"),
@@ -169,7 +171,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                         <dt>"Signature the ticket carries"</dt><dd><code>{sig.carried.clone()}</code></dd>
                         <dt>"Signature replica B computes for this payload"</dt><dd><code>{computed}</code></dd>
                         <dt class="sr-only">"So"</dt>
-                        <dd class=if ok { "same ok" } else { "same refused" }>{if ok { "They match: nobody changed the payload since a replica signed it." } else { "They differ: the payload is not the one a key holder signed, so B refuses the ticket." }}</dd>
+                        <dd class=if ok { "same ok" } else { "same refused" } data-testid="signature-meaning">{meaning}</dd>
                     </dl>
                 }
             })}
@@ -230,7 +232,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                             })}
                         </div>
                         <div class="judgement">
-                            <CheckList verdict=i.verdict.clone() by="Replica B"/>
+                            <CheckList verdict=i.verdict.clone() seal=knobs.get().seal by="Replica B"/>
                             // Folded to one line: the verdict above already says how it ends.
                             <details class="fold json-fold" data-testid="ticket-response-fold">
                                 <summary>"What the client receives: "<code>{one_line(&i.response)}</code></summary>

@@ -72,7 +72,7 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                                         </div>
                                         <div class="attempt-col lights">
                                             <h3>"Replica B checks"</h3>
-                                            <CheckList verdict=a.verdict.clone()/>
+                                            <CheckList verdict=a.verdict.clone() seal=knobs.get().seal/>
                                         </div>
                                         <div class="attempt-col">
                                             <h3>"The server answers"</h3>

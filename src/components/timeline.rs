@@ -39,7 +39,7 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                                 <th scope="col">"Retry"</th>
                                 <th scope="col">"Sent at"</th>
                                 <th scope="col">"Request"</th>
-                                {move || checks().into_iter().map(|c| view! { <th scope="col" class="check-col" title=format!("{}: stops {}", c.question(), c.stops())>{c.short()}</th> }).collect_view()}
+                                {move || checks().into_iter().map(|c| view! { <th scope="col" class="check-col" title=format!("{}: stops {}", c.question(knobs.get().seal), c.stops())>{c.short()}</th> }).collect_view()}
                                 <th scope="col">"The server answers"</th>
                             </tr>
                         </thead>

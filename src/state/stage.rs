@@ -108,7 +108,10 @@ pub fn face(ticket: &str, iat: u64) -> String {
             c.state.get("env").and_then(|e| e.as_str()).unwrap_or("?"),
             c.exp.saturating_sub(iat)
         ),
-        Err(_) => "sealed: only the key opens it".to_owned(),
+        Err(_) if ticket.starts_with(mrtr_core::ticket::SEALED_PREFIX) => {
+            "sealed: only the key opens it".to_owned()
+        }
+        Err(_) => "unreadable: not a ticket's payload".to_owned(),
     }
 }
 
@@ -198,7 +201,7 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
                 by: Actor::ReplicaB,
                 verdict,
                 ..
-            } => Some(check_rows(verdict)),
+            } => Some(check_rows(verdict, t.seal)),
             _ => None,
         })
         .map(|all| {

@@ -1,7 +1,8 @@
 //! Scenarios: scripts of moves played on a fresh world. Captions are ours; every verdict,
 //! ticket and message in them comes from running the core.
 
-use crate::checks::CheckWords;
+use crate::checks::{CheckWords, SealWords};
+use mrtr_core::checks::Status;
 use mrtr_core::ticket::{anatomy, rewrite_payload};
 use mrtr_core::{AgreeableHost, Principal, Step as ClientStep};
 use serde_json::{json, Value};
@@ -66,9 +67,28 @@ fn deploy_params(env: &str) -> Value {
     json!({"name": "deploy", "arguments": {"env": env}})
 }
 
-fn check_sentence(verdict: &mrtr_core::Verdict) -> String {
+/// What a verdict's checks came to, in a clause: never "every check passed" when one of them
+/// was off.
+pub fn check_sentence(verdict: &mrtr_core::Verdict) -> String {
     match verdict.first_failure() {
-        None => "every check passed".to_owned(),
+        None => {
+            let off: Vec<String> = verdict
+                .outcomes
+                .iter()
+                .filter(|o| {
+                    o.status == Status::Off && o.check != mrtr_core::checks::Check::SingleUse
+                })
+                .map(|o| o.check.short().to_ascii_lowercase())
+                .collect();
+            match off.as_slice() {
+                [] => "every check passed".to_owned(),
+                [one] => format!("no check refused it, because its {one} check is off"),
+                [rest @ .., last] => format!(
+                    "no check refused it, because its {} and {last} checks are off",
+                    rest.join(", ")
+                ),
+            }
+        }
         Some((check, reason)) => format!(
             "the {} check failed ({})",
             check.short().to_ascii_lowercase(),
@@ -138,9 +158,10 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         );
         return w.finish();
     }
+    let seal = knobs.seal;
     w.step(
-        "2. A asks, seals its work in a ticket, and forgets",
-        "A wants a yes before deploying. It cannot pause to ask, so it answers input_required now: its question sits under inputRequests, and its progress so far is signed into the requestState ticket: deploy to staging, for bob, and the release it looked up (the newest build), which the retry will not send again. A retains nothing afterwards.",
+        format!("2. A asks, {} its work into a ticket, and forgets", seal.verb()),
+        format!("A wants a yes before deploying. It cannot pause to ask, so it answers input_required now: its question sits under inputRequests, and its progress so far is {} into the requestState ticket: deploy to staging, for bob, and the release it looked up (the newest build), which the retry will not send again. A retains nothing afterwards.", seal.done()),
         Actor::ReplicaA,
     );
 
@@ -372,6 +393,40 @@ mod tests {
             t.outcome(),
             Some(Ok("deployed to prod, release 2026.11.30-2"))
         );
+        // The caption says the check was off, never that every check passed.
+        let last = &t.steps[5].caption;
+        assert!(!last.contains("every check passed"), "{last}");
+        assert!(
+            last.contains("no check refused it, because its signature check is off"),
+            "{last}"
+        );
+    }
+
+    #[test]
+    fn a_signed_ticket_is_signed_and_only_a_sealed_one_is_sealed() {
+        let signed = round_trip(Knobs::default(), Ending::Honest);
+        for s in &signed.steps {
+            let text = format!("{} {}", s.title, s.caption).to_lowercase();
+            assert!(!text.contains("seal"), "{text}");
+        }
+        assert_eq!(
+            signed.steps[1].title,
+            "2. A asks, signs its work into a ticket, and forgets"
+        );
+        let sealed = round_trip(
+            Knobs {
+                seal: Seal::Sealed,
+                ..Knobs::default()
+            },
+            Ending::Honest,
+        );
+        assert_eq!(
+            sealed.steps[1].title,
+            "2. A asks, seals its work into a ticket, and forgets"
+        );
+        assert!(sealed.steps[1]
+            .caption
+            .contains("sealed into the requestState ticket"));
     }
 
     #[test]

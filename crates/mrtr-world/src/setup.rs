@@ -2,12 +2,12 @@
 //! t = 0 and holds the ticket it minted, with the honest retry ready to send.
 
 use mrtr_core::checks::Check;
-use mrtr_core::ticket::Claims;
+use mrtr_core::ticket::{Claims, Seal};
 use mrtr_core::{AgreeableHost, Principal, Step as ClientStep, Verdict};
 use serde_json::{json, Value};
 
 use crate::actor::{Actor, Replica};
-use crate::checks::CheckWords;
+use crate::checks::{CheckWords, SealWords};
 use crate::knobs::Knobs;
 use crate::trace::MessageKind;
 use crate::world::World;
@@ -55,7 +55,12 @@ pub fn mint(knobs: Knobs) -> Option<Minted> {
         response.clone(),
     );
     w.forgot(Replica::A);
-    w.step("Replica A mints the ticket at t = 0", "A records the pending work, who asked, a fingerprint of the request and a deadline, signs the lot, and drops it from memory.", Actor::ReplicaA);
+    let caption = format!("A records the pending work, who asked, a fingerprint of the request and a deadline, {} the lot, and drops it from memory.", knobs.seal.verb());
+    w.step(
+        "Replica A mints the ticket at t = 0",
+        caption,
+        Actor::ReplicaA,
+    );
     let (ticket, claims) = reply.minted().map(|(t, c)| (t.to_owned(), c.clone()))?;
     let mut host = AgreeableHost::with(json!({"confirm": true}));
     let ClientStep::Retry(retry) = w.client.on_response(&mut pending, &response, &mut host) else {
@@ -167,7 +172,7 @@ pub fn judge(
     let response = reply.response.unwrap_or(Value::Null);
     let outcome = Outcome::of(&response, &verdict);
     Judgement {
-        answer: answer_words(&outcome, &verdict, &response),
+        answer: answer_words(&outcome, &verdict, &response, w.knobs.seal),
         detail: verdict
             .first_failure()
             .map(|(c, r)| format!("{} check failed: {r}", c.id())),
@@ -182,7 +187,7 @@ pub fn judge(
 /// starts the request over.
 pub const AFTER_A_REFUSAL: &str = "What a client does next: start over with the same call and no ticket, which brings a fresh question and a fresh ticket. The error is the same whatever failed, so whoever sent a forged or stolen ticket learns nothing from it.";
 
-pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value) -> String {
+pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value, seal: Seal) -> String {
     match outcome {
         Outcome::Completed(text) => format!("Accepted: {text}."),
         Outcome::AskedAgain => {
@@ -192,7 +197,7 @@ pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value) -> S
         Outcome::Refused { .. } => match verdict.first_failure() {
             Some((check, why)) => format!(
                 "Refused: \u{201c}{}\u{201d} failed ({}).",
-                check.question(),
+                check.question(seal),
                 crate::checks::reason(why)
             ),
             None => match response.pointer("/error/message").and_then(Value::as_str) {
@@ -223,7 +228,7 @@ mod tests {
             }
         );
         assert_eq!(
-            answer_words(&Outcome::of(&error, &empty), &empty, &error),
+            answer_words(&Outcome::of(&error, &empty), &empty, &error, Seal::Signed),
             "Refused: Invalid params."
         );
         let done = json!({"result": {"content": [{"type": "text", "text": "deployed"}]}});
