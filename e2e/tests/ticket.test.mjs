@@ -141,6 +141,55 @@ test('words: with B\'s signature check off, nothing says B refuses the edited ti
   await context.close();
 });
 
+test('harm: a second deploy and an edit let through are drawn as harm, never as a green success', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=twice' });
+  await waitForApp(page);
+  const colour = (l) => l.evaluate((e) => getComputedStyle(e).color);
+  const answers = page.getByTestId('attempts').getByTestId('misuse-answer');
+  const verdicts = page.getByTestId('attempts').getByTestId('verdict');
+  assert.equal(await answers.count(), 2);
+  // The first deploy is the one bob confirmed: a success.
+  assert.match(await answers.nth(0).textContent(), /Accepted: deployed to staging/);
+  assert.doesNotMatch(await answers.nth(0).getAttribute('class'), /\bharm\b/);
+  assert.match(await verdicts.nth(0).getAttribute('class'), /\bok\b/);
+  // The second is harm: its words, its class and its headline say so, in another colour.
+  const second = answers.nth(1);
+  assert.match(await second.getAttribute('class'), /\bharm\b/);
+  assert.match(await second.textContent(), /⚠\s*Harm done: deployed to staging/);
+  assert.match(await second.textContent(), /deploy 2 on that one confirmation/);
+  assert.doesNotMatch(await second.textContent(), /Accepted/);
+  assert.match(await verdicts.nth(1).getAttribute('class'), /\bharm\b/);
+  assert.doesNotMatch(await verdicts.nth(1).getAttribute('class'), /\bok\b/);
+  assert.doesNotMatch(await verdicts.nth(1).textContent(), /Accepted/);
+  assert.notEqual(await colour(verdicts.nth(1)), await colour(verdicts.nth(0)));
+  // The timeline on the same page: the honest retry sent again is harm too, row and marker.
+  const row = (i) => page.getByTestId('timeline-table').locator(`tr[data-row="${i}"]`);
+  assert.match(await row(0).getAttribute('class'), /\bok\b/);
+  assert.match(await row(5).getAttribute('class'), /\bharm\b/);
+  assert.match(await page.getByTestId('answer-5').textContent(), /Harm done/);
+  assert.match(await page.getByTestId('time-5').locator('.dot').getAttribute('class'), /\bharm\b/);
+  assert.match(await page.getByTestId('time-0').locator('.dot').getAttribute('class'), /\bok\b/);
+
+  // The inspector: B's signature check off, bob's ticket edited to prod.
+  const t = await open(browser, site, { path: '#w=ticket&offb=signature' });
+  await waitForApp(t.page);
+  const bar = t.page.getByTestId('ticket-verdict');
+  assert.match(await bar.textContent(), /^Accepted/, 'bob\'s own ticket is still a success');
+  await t.page.getByTestId('edit-prod').click();
+  await t.page.waitForFunction(() => /Harm done/.test(document.querySelector('[data-testid=ticket-verdict]').textContent));
+  assert.match(await bar.getAttribute('class'), /\bharm\b/);
+  assert.doesNotMatch(await bar.getAttribute('class'), /\bok\b/);
+  assert.match(await bar.textContent(), /⚠\s*Harm done/);
+  assert.doesNotMatch(await bar.locator('strong').textContent(), /Accepted/);
+  assert.match(await bar.textContent(), /bob confirmed a deploy to staging, not to prod/);
+  const list = t.page.locator('#ticket').getByTestId('verdict');
+  assert.match(await list.getAttribute('class'), /\bharm\b/);
+  assert.doesNotMatch(await list.textContent(), /Accepted/);
+  assert.deepEqual([...problems, ...t.problems], []);
+  await t.context.close();
+  await context.close();
+});
+
 test('timeline: the lesson\'s table, and the clock moves rows', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=timeline' });
   await waitForApp(page);

@@ -4,6 +4,7 @@ use mrtr_core::checks::{Check, Status};
 use mrtr_core::ticket::Seal;
 use mrtr_core::Verdict;
 use mrtr_world::checks::{reason, CheckWords, StatusWords};
+use mrtr_world::setup::Harm;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckRow {
@@ -56,6 +57,15 @@ pub fn tone(verdict: &Verdict) -> &'static str {
     }
 }
 
+/// The headline and class of a verdict whose work the world judged: work that was harm reads
+/// "Harm done" with the warning class, never "Accepted" as a success.
+pub fn judged(verdict: &Verdict, harm: Option<&Harm>) -> (String, &'static str) {
+    match harm {
+        Some(_) if tone(verdict) == "ok" => ("Harm done: no check refused it".into(), "harm"),
+        _ => (headline(verdict), tone(verdict)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +112,27 @@ mod tests {
                 r.question
             );
         }
+    }
+
+    #[test]
+    fn harm_never_reads_as_a_success() {
+        let mut k = Knobs::default();
+        k.policy_b.signature = false;
+        let t = round_trip(k, Ending::Tampered);
+        let v = t.verdict().unwrap();
+        assert_eq!(tone(v), "ok", "the checks alone let it through");
+        let (head, class) = judged(v, t.harm.as_ref());
+        assert_eq!(class, "harm");
+        assert!(
+            head.starts_with("Harm done") && !head.contains("Accepted"),
+            "{head}"
+        );
+        // The honest deploy stays a success.
+        let honest = round_trip(Knobs::default(), Ending::Honest);
+        assert_eq!(
+            judged(honest.verdict().unwrap(), honest.harm.as_ref()),
+            ("Accepted".to_owned(), "ok")
+        );
     }
 
     #[test]

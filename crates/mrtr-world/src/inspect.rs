@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::actor::Replica;
 use crate::knobs::Knobs;
-use crate::setup::{bob, judge, mint, with_ticket, Outcome};
+use crate::setup::{bob, judge, mint, with_ticket, Flow, Harm, Outcome};
 use crate::world::{replica_codec, EPOCH_S};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +61,8 @@ pub struct Inspection {
     pub verdict: Verdict,
     pub response: Value,
     pub outcome: Outcome,
+    /// What went wrong, when B did work bob never confirmed.
+    pub harm: Option<Harm>,
     pub answer: String,
     pub detail: Option<String>,
     pub at_s: u64,
@@ -300,8 +302,10 @@ fn describe_problem(e: &OpenError, ticket: &str) -> String {
 pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
     let m = mint(knobs)?;
     let mut w = m.world;
+    let mut flow = Flow::of(&m.claims);
     let judgement = judge(
         &mut w,
+        &mut flow,
         Replica::B,
         &bob(),
         at_s,
@@ -389,6 +393,7 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
         fields,
         problem,
         outcome: judgement.outcome,
+        harm: judgement.harm,
         answer: judgement.answer,
         detail: judgement.detail,
         verdict: judgement.verdict,

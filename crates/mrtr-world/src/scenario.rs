@@ -128,6 +128,8 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     let Some(resp) = reply.response.clone() else {
         return w.finish();
     };
+    // What bob is about to confirm: the flow the retry belongs to.
+    let mut flow = reply.minted().map(|(_, c)| crate::setup::Flow::of(c));
     let asked = resp.pointer("/result/resultType") == Some(&json!("input_required"));
     w.send(
         Actor::ReplicaA,
@@ -235,13 +237,27 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     w.send(Actor::Balancer, Actor::Client, kind, resp);
     w.forgot(Replica::B);
     let verdict = reply.verdict().cloned();
+    let harm = match (&mut flow, &verdict) {
+        (Some(f), Some(v)) => f.record(
+            &bob,
+            w.now_s(),
+            &retry,
+            v,
+            reply.response.as_ref().unwrap_or(&Value::Null),
+        ),
+        _ => None,
+    };
     let (title, caption) = match (&verdict, reply.error()) {
         (Some(v), None) => (
-            "6. B checks the ticket and finishes".to_owned(),
+            match &harm {
+                None => "6. B checks the ticket and finishes".to_owned(),
+                Some(_) => "6. B checks the ticket and does harm".to_owned(),
+            },
             format!(
-                "B checks the ticket: {}. It takes the pending work from the ticket and answers \"{}\". Neither replica stored a thing between the two calls.",
+                "B checks the ticket: {}. It takes the pending work from the ticket and answers \"{}\".{} Neither replica stored a thing between the two calls.",
                 check_sentence(v),
-                reply.result().and_then(|r| r.pointer("/content/0/text")).and_then(Value::as_str).unwrap_or("")
+                reply.result().and_then(|r| r.pointer("/content/0/text")).and_then(Value::as_str).unwrap_or(""),
+                harm.as_ref().map(|h| format!(" Harm done: {}.", h.what_went_wrong)).unwrap_or_default()
             ),
         ),
         (Some(v), Some(e)) => (
@@ -257,7 +273,9 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         (None, _) => ("6. B answers".to_owned(), "B answered without checking a ticket.".to_owned()),
     };
     w.step(title, caption, Actor::ReplicaB);
-    w.finish()
+    let mut t = w.finish();
+    t.harm = harm;
+    t
 }
 
 #[cfg(test)]
@@ -393,6 +411,14 @@ mod tests {
             t.outcome(),
             Some(Ok("deployed to prod, release 2026.11.30-2"))
         );
+        // Harm, not a success: bob confirmed staging.
+        let harm = t.harm.as_ref().unwrap();
+        assert_eq!(harm.kind, crate::setup::HarmKind::Unconfirmed);
+        assert_eq!(t.steps[5].title, "6. B checks the ticket and does harm");
+        assert!(t.steps[5]
+            .caption
+            .contains("Harm done: bob confirmed a deploy to staging, not to prod"));
+        assert_eq!(round_trip(Knobs::default(), Ending::Honest).harm, None);
         // The caption says the check was off, never that every check passed.
         let last = &t.steps[5].caption;
         assert!(!last.contains("every check passed"), "{last}");

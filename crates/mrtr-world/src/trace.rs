@@ -113,6 +113,8 @@ pub struct Trace {
     pub bearer: Option<String>,
     /// How the replicas of this run protect their tickets: what the signature check is asked.
     pub seal: mrtr_core::ticket::Seal,
+    /// What went wrong, when the story ends in work the user never confirmed.
+    pub harm: Option<crate::setup::Harm>,
 }
 
 fn first_verdict(events: &[Event]) -> Option<&Verdict> {
