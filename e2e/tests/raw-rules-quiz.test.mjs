@@ -120,3 +120,34 @@ test('quiz: right and wrong answers, explanations, and progress kept across a re
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('quiz: a question to read SDK code by, and distractors that name the misconception', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=quiz' });
+  await waitForApp(page);
+  await page.getByTestId('quiz-reset').click();
+  const q = (id) => page.locator(`[data-question=${id}]`);
+  const go = (id) => page.locator(`[data-goto=${id}]`).click();
+  // The renewal question shows lines of interop/ts_server.mjs in a code block.
+  await go('renewal');
+  const code = q('renewal').locator('pre code');
+  assert.equal(await code.count(), 1);
+  assert.match(await code.textContent(), /requestState: await codec\.mint\(\{ env \}\)/);
+  assert.match(await code.textContent(), /if \(!state \|\| ok\?\.confirm !== true\) \{/);
+  await q('renewal').getByLabel(/carrying back the ticket it came with/).check();
+  await q('renewal').getByRole('button', { name: 'Check' }).click();
+  assert.match(await page.getByTestId('feedback-renewal').textContent(), /^Not quite\./);
+  assert.match(await page.getByTestId('feedback-renewal').textContent(), /mint makes a new ticket each time/);
+  await q('renewal').getByLabel(/a new ticket that expires ttlSeconds from now/).check();
+  await q('renewal').getByRole('button', { name: 'Check' }).click();
+  assert.match(await page.getByTestId('feedback-renewal').textContent(), /^Right\./);
+  assert.match(await page.getByTestId('feedback-renewal').textContent(), /renewal row/);
+  // Sending a retry twice: the used-up ticket is offered, and told why it is wrong.
+  await go('twice');
+  await q('twice').getByLabel(/refused because the ticket is used up/).check();
+  await q('twice').getByRole('button', { name: 'Check' }).click();
+  assert.match(await page.getByTestId('feedback-twice').textContent(), /Nothing marks a ticket as used/);
+  assert.match(await page.getByTestId('quiz-score').textContent(), /^1 right of 2 answered, 17 questions/);
+  await page.getByTestId('quiz-reset').click();
+  assert.deepEqual(problems, []);
+  await context.close();
+});

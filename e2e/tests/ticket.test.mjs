@@ -93,6 +93,103 @@ test('inspector: turning off B\'s signature check lets the edited ticket deploy 
   await context.close();
 });
 
+test('words: a signed ticket is never called sealed; only a sealed one\'s seal opens', async () => {
+  // Step 2, where A mints the ticket: the round trip's caption and the code widget both speak of it.
+  const sealedWords = /\bseal(s|ed)? (its|the|that) work|seal opens|seals (it|that work) into the ticket/i;
+  for (const lang of ['ts', 'rust']) {
+    const { page, context, problems } = await open(browser, site, { path: `#w=roundtrip&step=1${lang === 'rust' ? '&lang=rust' : ''}` });
+    await waitForApp(page);
+    assert.match(await page.getByTestId('caption').textContent(), /signs its work into a ticket/);
+    assert.match(await page.getByTestId('code-now').textContent(), /signs that work into the ticket/);
+    const text = await page.evaluate(() => document.body.textContent);
+    assert.doesNotMatch(text, sealedWords, lang);
+    assert.match(await page.locator('#ticket').textContent(), /Signature matches/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+  // Sealed (AEAD): now the words say sealed, and the signature check is the seal opening.
+  const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip&step=1&seal=aead&lang=rust' });
+  await waitForApp(page);
+  assert.match(await page.getByTestId('caption').textContent(), /seals its work into a ticket/);
+  assert.match(await page.getByTestId('code-now').textContent(), /seals that work into the ticket/);
+  assert.match(await page.locator('#ticket').getByTestId('verdict').locator('..').textContent(), /Seal opens/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('words: with B\'s signature check off, nothing says B refuses the edited ticket', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=ticket&offb=signature' });
+  await waitForApp(page);
+  await page.getByTestId('edit-prod').click();
+  assert.match(await verdictOf(page), /deployed to prod/);
+  const meaning = await page.getByTestId('signature-meaning').textContent();
+  assert.match(meaning, /They differ/);
+  assert.match(meaning, /signature check is off/);
+  assert.doesNotMatch(meaning, /refuses/);
+  assert.doesNotMatch(await page.locator('#ticket').textContent(), /\bB refuses\b/);
+  // The naive server's preset: principal and expiry signed into the ticket, checked by nobody.
+  const naive = await open(browser, site, { path: '#w=ticket&offb=principal,expiry' });
+  await waitForApp(naive.page);
+  const claim = (key) => naive.page.getByTestId('claims').locator('tr', { has: naive.page.locator('th code', { hasText: new RegExp(`^${key}$`) }) }).textContent();
+  for (const key of ['sub', 'exp']) {
+    const row = await claim(key);
+    assert.doesNotMatch(row, /refused/, key);
+    assert.match(row, /check is off/, key);
+  }
+  assert.deepEqual([...problems, ...naive.problems], []);
+  await naive.context.close();
+  await context.close();
+});
+
+test('harm: a second deploy and an edit let through are drawn as harm, never as a green success', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=twice' });
+  await waitForApp(page);
+  const colour = (l) => l.evaluate((e) => getComputedStyle(e).color);
+  const answers = page.getByTestId('attempts').getByTestId('misuse-answer');
+  const verdicts = page.getByTestId('attempts').getByTestId('verdict');
+  assert.equal(await answers.count(), 2);
+  // The first deploy is the one bob confirmed: a success.
+  assert.match(await answers.nth(0).textContent(), /Accepted: deployed to staging/);
+  assert.doesNotMatch(await answers.nth(0).getAttribute('class'), /\bharm\b/);
+  assert.match(await verdicts.nth(0).getAttribute('class'), /\bok\b/);
+  // The second is harm: its words, its class and its headline say so, in another colour.
+  const second = answers.nth(1);
+  assert.match(await second.getAttribute('class'), /\bharm\b/);
+  assert.match(await second.textContent(), /⚠\s*Harm done: deployed to staging/);
+  assert.match(await second.textContent(), /deploy 2 on that one confirmation/);
+  assert.doesNotMatch(await second.textContent(), /Accepted/);
+  assert.match(await verdicts.nth(1).getAttribute('class'), /\bharm\b/);
+  assert.doesNotMatch(await verdicts.nth(1).getAttribute('class'), /\bok\b/);
+  assert.doesNotMatch(await verdicts.nth(1).textContent(), /Accepted/);
+  assert.notEqual(await colour(verdicts.nth(1)), await colour(verdicts.nth(0)));
+  // The timeline on the same page: the honest retry sent again is harm too, row and marker.
+  const row = (i) => page.getByTestId('timeline-table').locator(`tr[data-row="${i}"]`);
+  assert.match(await row(0).getAttribute('class'), /\bok\b/);
+  assert.match(await row(5).getAttribute('class'), /\bharm\b/);
+  assert.match(await page.getByTestId('answer-5').textContent(), /Harm done/);
+  assert.match(await page.getByTestId('time-5').locator('.dot').getAttribute('class'), /\bharm\b/);
+  assert.match(await page.getByTestId('time-0').locator('.dot').getAttribute('class'), /\bok\b/);
+
+  // The inspector: B's signature check off, bob's ticket edited to prod.
+  const t = await open(browser, site, { path: '#w=ticket&offb=signature' });
+  await waitForApp(t.page);
+  const bar = t.page.getByTestId('ticket-verdict');
+  assert.match(await bar.textContent(), /^Accepted/, 'bob\'s own ticket is still a success');
+  await t.page.getByTestId('edit-prod').click();
+  await t.page.waitForFunction(() => /Harm done/.test(document.querySelector('[data-testid=ticket-verdict]').textContent));
+  assert.match(await bar.getAttribute('class'), /\bharm\b/);
+  assert.doesNotMatch(await bar.getAttribute('class'), /\bok\b/);
+  assert.match(await bar.textContent(), /⚠\s*Harm done/);
+  assert.doesNotMatch(await bar.locator('strong').textContent(), /Accepted/);
+  assert.match(await bar.textContent(), /bob confirmed a deploy to staging, not to prod/);
+  const list = t.page.locator('#ticket').getByTestId('verdict');
+  assert.match(await list.getAttribute('class'), /\bharm\b/);
+  assert.doesNotMatch(await list.textContent(), /Accepted/);
+  assert.deepEqual([...problems, ...t.problems], []);
+  await t.context.close();
+  await context.close();
+});
+
 test('timeline: the lesson\'s table, and the clock moves rows', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=timeline' });
   await waitForApp(page);

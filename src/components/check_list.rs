@@ -1,21 +1,36 @@
 use leptos::prelude::*;
+use mrtr_core::ticket::Seal;
 use mrtr_core::Verdict;
 
-use crate::state::checks_view::{check_rows, headline, tone};
+use mrtr_world::setup::Harm;
+
+use crate::state::checks_view::{check_rows, judged};
 
 /// A verdict: the headline, then each check as symbol, question, word and reason (never colour
 /// alone), all read off the core's `Verdict`.
 #[component]
-pub fn CheckList(verdict: Verdict, #[prop(optional)] by: Option<&'static str>) -> impl IntoView {
+pub fn CheckList(
+    verdict: Verdict,
+    /// How the run's tickets are protected: what the signature check is asked.
+    seal: Seal,
+    #[prop(optional)] by: Option<&'static str>,
+    /// What the world made of the work, when it was harm: drawn as a warning, not a success.
+    harm: Option<Harm>,
+) -> impl IntoView {
+    let (headline, tone) = judged(&verdict, harm.as_ref());
     let head = match by {
-        Some(b) => format!("{b}: {}", headline(&verdict)),
-        None => headline(&verdict),
+        Some(b) => format!("{b}: {headline}"),
+        None => headline,
     };
     view! {
         <div class="check-list">
-            <p class=format!("verdict {}", tone(&verdict)) data-testid="verdict">{head}</p>
+            <p class=format!("verdict {tone}") data-testid="verdict">
+                {(tone == "harm").then(|| view! { <span class="warn-symbol" aria-hidden="true">"⚠ "</span> })}
+                {head}
+            </p>
+            {harm.map(|h| view! { <p class="harm-what" data-testid="harm">{h.what_went_wrong}"."</p> })}
             <ol class="checks">
-                {check_rows(&verdict).into_iter().map(|c| view! {
+                {check_rows(&verdict, seal).into_iter().map(|c| view! {
                     <li class=format!("check {}", c.word.replace(' ', "-")) data-check=c.id>
                         <span class="symbol" aria-hidden="true">{c.symbol}</span>
                         <span class="question">{c.question}</span>

@@ -55,7 +55,11 @@ fn track_x(ev: &PointerEvent) -> Option<(f64, f64)> {
 }
 
 #[component]
-pub fn Clock(link: RwSignal<Link>, accepted: Signal<Vec<bool>>) -> impl IntoView {
+pub fn Clock(
+    link: RwSignal<Link>,
+    /// Each retry's class, as the timeline's rows have it: `ok`, `harm` or `refused`.
+    tones: Signal<Vec<&'static str>>,
+) -> impl IntoView {
     let ttl = Memo::new(move |_| link.with(|l| l.knobs.ttl_s));
     // The axis keeps its scale while a handle is held, so the track does not slide under it.
     let held = RwSignal::new(None::<(Handle, u64)>);
@@ -123,7 +127,7 @@ pub fn Clock(link: RwSignal<Link>, accepted: Signal<Vec<bool>>) -> impl IntoView
                     {match h {
                         Handle::Ttl => view! { <span class="handle-text">{move || format!("expires at {} s", ttl.get())}</span> }.into_any(),
                         Handle::Retry(i) => view! {
-                            <span class=move || if accepted.with(|a| a.get(i).copied().unwrap_or(false)) { "dot ok" } else { "dot refused" }>{number.clone()}</span>
+                            <span class=move || format!("dot {}", tones.with(|t| t.get(i).copied().unwrap_or("refused")))>{number.clone()}</span>
                             <span class="handle-text">{move || if off() { format!("t = {} s →", value(h)) } else { format!("{} s", value(h)) }}</span>
                         }.into_any(),
                     }}
@@ -133,7 +137,7 @@ pub fn Clock(link: RwSignal<Link>, accepted: Signal<Vec<bool>>) -> impl IntoView
     };
     view! {
         <div class="clock" data-testid="clock">
-            <p class="hint">"Green: accepted; red: refused. Keys: arrows move a marker 1 s, Page Up and Page Down 10 s."</p>
+            <p class="hint">"Green: accepted; amber with ⚠: harm done, work bob never confirmed; red: refused. Keys: arrows move a marker 1 s, Page Up and Page Down 10 s."</p>
             <div class="clock-tracks">
             <div class="clock-inner" style=move || format!("--ttl: {}", percent(place(ttl.get(), scale.get())))>
                 <div class="valid-band" aria-hidden="true"></div>

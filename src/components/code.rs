@@ -92,7 +92,8 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
         let refused = trace.with(|t| t.outcome().is_some_and(|o| o.is_err()));
         Phase::of(step.get(), titles.with(Vec::len), refused)
     });
-    let shown = Memo::new(move |_| marks(lang.get(), phase.get()));
+    let seal = Memo::new(move |_| trace.with(|t| t.seal));
+    let shown = Memo::new(move |_| marks(lang.get(), phase.get(), seal.get()));
     // Announced only when the reader works this widget, not while the round trip plays.
     let live = move || link.with(|l| l.widget == Widget::Code).then_some("polite");
 
@@ -270,7 +271,7 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
                 <div class="sdk-table" data-testid="sdk-table">
                     <p>"The lab's server runs every check in the core, before the handler sees the state, in this order (mrtr-audit passes every row against it in make interop):"</p>
                     <ol class="check-order">
-                        {Check::ALL.into_iter().map(|c| view! { <li><strong>{c.short()}</strong>": "{c.question()}</li> }).collect_view()}
+                        {move || Check::ALL.into_iter().map(|c| view! { <li><strong>{c.short()}</strong>": "{c.question(link.with(|l| l.knobs.seal))}</li> }).collect_view()}
                     </ol>
                 </div>
             }
@@ -287,7 +288,7 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
             </div>
             <div id="code-panel" role="tabpanel" aria-labelledby=move || tab_id(lang.get())>
                 <div class="code-now" data-testid="code-now" role="status" aria-live=live>
-                    <p><strong>{move || titles.with(|t| t.get(step.get()).cloned().unwrap_or_default())}</strong>" "{move || phase.get().summary(lang.get())}</p>
+                    <p><strong>{move || titles.with(|t| t.get(step.get()).cloned().unwrap_or_default())}</strong>" "{move || phase.get().summary(lang.get(), seal.get())}</p>
                     <ol class="code-notes" data-testid="code-notes">{notes}</ol>
                 </div>
                 {listings_view}

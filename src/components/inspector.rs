@@ -112,10 +112,16 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
     view! {
         <div class="inspector-body">
             {move || inspection.get().map(|i| {
-                let accepted = i.outcome.completed();
+                // Work bob never confirmed is harm, drawn as a warning: never "Accepted" in green.
+                let (class, word) = match (i.outcome.completed(), i.harm.is_some()) {
+                    (true, false) => ("verdict-bar ok", "Accepted"),
+                    (true, true) => ("verdict-bar harm", "Harm done"),
+                    (false, _) => ("verdict-bar refused", "Refused"),
+                };
                 view! {
-                    <p class=if accepted { "verdict-bar ok" } else { "verdict-bar refused" } data-testid="ticket-verdict" role="status">
-                        <strong>{if accepted { "Accepted" } else { "Refused" }}</strong>
+                    <p class=class data-testid="ticket-verdict" role="status">
+                        {i.harm.is_some().then(|| view! { <span class="warn-symbol" aria-hidden="true">"⚠ "</span> })}
+                        <strong>{word}</strong>
                         {i.verdict.first_failure().map(|(c, _)| format!(" — {} check", c.id()))}
                         <span class="answer">{format!(" · {}", i.answer)}</span>
                     </p>
@@ -158,8 +164,10 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                     </fieldset>
                 }
             })}
-            {move || inspection.get().and_then(|i| i.signature).map(|sig| {
+            {move || inspection.get().and_then(|i| i.signature.clone().map(|s| (s, i.verdict))).map(|(sig, verdict)| {
                 let ok = sig.matches();
+                // What the comparison comes to, read off B's verdict on the same retry.
+                let meaning = sig.meaning(&verdict);
                 let computed = match &sig.computed {
                     Ok(c) => c.clone(),
                     Err(why) => format!("none: {why}"),
@@ -169,7 +177,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                         <dt>"Signature the ticket carries"</dt><dd><code>{sig.carried.clone()}</code></dd>
                         <dt>"Signature replica B computes for this payload"</dt><dd><code>{computed}</code></dd>
                         <dt class="sr-only">"So"</dt>
-                        <dd class=if ok { "same ok" } else { "same refused" }>{if ok { "They match: nobody changed the payload since a replica signed it." } else { "They differ: the payload is not the one a key holder signed, so B refuses the ticket." }}</dd>
+                        <dd class=if ok { "same ok" } else { "same refused" } data-testid="signature-meaning">{meaning}</dd>
                     </dl>
                 }
             })}
@@ -230,7 +238,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                             })}
                         </div>
                         <div class="judgement">
-                            <CheckList verdict=i.verdict.clone() by="Replica B"/>
+                            <CheckList verdict=i.verdict.clone() seal=knobs.get().seal by="Replica B" harm=i.harm.clone()/>
                             // Folded to one line: the verdict above already says how it ends.
                             <details class="fold json-fold" data-testid="ticket-response-fold">
                                 <summary>"What the client receives: "<code>{one_line(&i.response)}</code></summary>

@@ -59,7 +59,7 @@ pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
                         <input type="checkbox" data-check=c.id()
                             prop:checked=move || link.with(|l| l.knobs.policy_b.runs(c))
                             on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.policy_b.set(c, on)); }/>
-                        {c.question()}
+                        {move || c.question(link.with(|l| l.knobs.seal))}
                     </label>
                 }).collect_view()}
             </div>

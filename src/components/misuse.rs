@@ -36,7 +36,7 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                     <LaunderKnobs link=link widget=Widget::Misuse/>
                 </Show>
                 <Show when=move || show() && mv.get() == Some(Move::Renew)>
-                    <p class="note" data-testid="renew-note">{move || outcome.get().and_then(|o| o.renewal()).map(renewal_note)}</p>
+                    <p class="note" data-testid="renew-note">{move || outcome.get().and_then(|o| o.renewal_note())}</p>
                 </Show>
                 <Show when=move || predict.get() && mv.get().is_some() && !revealed.get()>
                     <fieldset class="predict" data-testid="prediction">
@@ -72,11 +72,14 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                                         </div>
                                         <div class="attempt-col lights">
                                             <h3>"Replica B checks"</h3>
-                                            <CheckList verdict=a.verdict.clone()/>
+                                            <CheckList verdict=a.verdict.clone() seal=knobs.get().seal harm=a.harm.clone()/>
                                         </div>
                                         <div class="attempt-col">
                                             <h3>"The server answers"</h3>
-                                            <p class="answer-words" data-testid="misuse-answer">{a.answer.clone()}</p>
+                                            <p class=if a.harm.is_some() { "answer-words harm" } else { "answer-words" } data-testid="misuse-answer">
+                                                {a.harm.is_some().then(|| view! { <span class="warn-symbol" aria-hidden="true">"⚠ "</span> })}
+                                                {a.answer.clone()}
+                                            </p>
                                             <details class="json-fold"><summary>"As sent: "<code>{one_line(&a.response)}</code></summary><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.response).unwrap_or_default()}</pre></details>
                                             {a.detail.clone().map(|d| view! { <p class="log">"B's log (never sent): "<code>{d}</code></p> })}
                                         </div>
@@ -109,22 +112,6 @@ pub fn MisuseTicket(link: RwSignal<Link>) -> impl IntoView {
                 }).collect_view()}
             </fieldset>
         </div>
-    }
-}
-
-/// What the renewal attempt got, in a sentence, from the deadlines of the two tickets of the
-/// same run (so it can never disagree with the verdicts beside it).
-fn renewal_note(r: mrtr_world::misuse::Renewal) -> String {
-    if r.held() {
-        format!(
-            "An answer of another kind than the question is no answer: the answer check counts the confirmation as missing, so B asks again, on a ticket with the same id and the same deadline (t = {} s) as the first. Sent back after that deadline, it is refused at the expiry check: asking again never extends a ticket's life.",
-            r.first_exp_s
-        )
-    } else {
-        format!(
-            "This naive server mints a brand-new ticket when it asks again: a new id and a new deadline, t = {} s instead of t = {} s. The ticket that came back outlives the first one, so a client can renew a captured ticket for ever by answering wrongly.",
-            r.renewed_exp_s, r.first_exp_s
-        )
     }
 }
 

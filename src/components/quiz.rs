@@ -40,6 +40,8 @@ fn QuizQuestion(
         <li class="question" data-question=q.id hidden=move || current.get() != n - 1>
             <fieldset>
                 <legend>{format!("{n}. {}", q.prompt)}{q.multi.then_some(" (more than one)")}</legend>
+                // Code to read, when the question has some: as written, scrollable by keyboard.
+                {q.code.map(|c| view! { <pre class="quiz-code" tabindex="0" data-testid=format!("code-{}", q.id)><code>{c}</code></pre> })}
                 {shown_order(q).into_iter().map(|i| {
                     let text = q.options[i].0;
                     let name = name.clone();

@@ -28,7 +28,7 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
     view! {
         <div class="timeline-body">
             <ClockKnobs link=link widget=Widget::Timeline/>
-            <Clock link=link accepted=Signal::derive(move || table.with(|t| t.as_ref().map(|t| t.rows.iter().map(|r| r.outcome.completed()).collect()).unwrap_or_default()))/>
+            <Clock link=link tones=Signal::derive(move || table.with(|t| t.as_ref().map(|t| t.rows.iter().map(|r| r.tone()).collect()).unwrap_or_default()))/>
             // The table a task after the clock.
             <Show when=move || later.get()>
                 <div class="table-wrap">
@@ -39,16 +39,16 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                                 <th scope="col">"Retry"</th>
                                 <th scope="col">"Sent at"</th>
                                 <th scope="col">"Request"</th>
-                                {move || checks().into_iter().map(|c| view! { <th scope="col" class="check-col" title=format!("{}: stops {}", c.question(), c.stops())>{c.short()}</th> }).collect_view()}
+                                {move || checks().into_iter().map(|c| view! { <th scope="col" class="check-col" title=format!("{}: stops {}", c.question(knobs.get().seal), c.stops())>{c.short()}</th> }).collect_view()}
                                 <th scope="col">"The server answers"</th>
                             </tr>
                         </thead>
                         <tbody>
                             {move || table.get().map(|t| t.rows.into_iter().enumerate().map(|(i, row)| {
                                 let cells = checks().into_iter().map(|c| cell(&row, c)).collect::<Vec<_>>();
-                                let accepted = row.outcome.completed();
+                                let tone = row.tone();
                                 view! {
-                                    <tr data-row=i.to_string() class=if accepted { "row ok" } else { "row refused" }>
+                                    <tr data-row=i.to_string() class=format!("row {tone}")>
                                         <th scope="row">{format!("{}. {}", i + 1, row.kind.title())}</th>
                                         <td class="when"><output>{format!("t = {} s", row.at_s)}</output></td>
                                         <td class="request">
@@ -61,7 +61,10 @@ pub fn TicketTimeline(link: RwSignal<Link>) -> impl IntoView {
                                                 <span aria-hidden="true">{sym}</span><span class="sr-only">{word}</span>
                                             </td>
                                         }).collect_view()}
-                                        <td class="answer" data-testid=format!("answer-{i}")>{row.answer.clone()}</td>
+                                        <td class="answer" data-testid=format!("answer-{i}")>
+                                            {(tone == "harm").then(|| view! { <span class="warn-symbol" aria-hidden="true">"⚠ "</span> })}
+                                            {row.answer.clone()}
+                                        </td>
                                     </tr>
                                 }
                             }).collect_view())}

@@ -1,8 +1,10 @@
 //! A verdict as rows the page shows: symbol and word (never colour alone), and the reason.
 
 use mrtr_core::checks::{Check, Status};
+use mrtr_core::ticket::Seal;
 use mrtr_core::Verdict;
 use mrtr_world::checks::{reason, CheckWords, StatusWords};
+use mrtr_world::setup::Harm;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckRow {
@@ -13,15 +15,16 @@ pub struct CheckRow {
     pub reason: Option<String>,
 }
 
-/// One row per check; single use only when it is on.
-pub fn check_rows(verdict: &Verdict) -> Vec<CheckRow> {
+/// One row per check; single use only when it is on. `seal` is how the run's replicas protect
+/// their tickets: it decides what the signature check is asked.
+pub fn check_rows(verdict: &Verdict, seal: Seal) -> Vec<CheckRow> {
     verdict
         .outcomes
         .iter()
         .filter(|o| o.check != Check::SingleUse || o.status != Status::Off)
         .map(|o| CheckRow {
             id: o.check.id(),
-            question: o.check.question(),
+            question: o.check.question(seal),
             symbol: o.status.symbol(),
             word: o.status.word(),
             reason: match &o.status {
@@ -54,6 +57,15 @@ pub fn tone(verdict: &Verdict) -> &'static str {
     }
 }
 
+/// The headline and class of a verdict whose work the world judged: work that was harm reads
+/// "Harm done" with the warning class, never "Accepted" as a success.
+pub fn judged(verdict: &Verdict, harm: Option<&Harm>) -> (String, &'static str) {
+    match harm {
+        Some(_) if tone(verdict) == "ok" => ("Harm done: no check refused it".into(), "harm"),
+        _ => (headline(verdict), tone(verdict)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,7 +75,8 @@ mod tests {
     fn rows_come_from_the_cores_verdict() {
         let t = round_trip(Knobs::default(), Ending::Tampered);
         let v = t.verdict().unwrap();
-        let rows = check_rows(v);
+        let rows = check_rows(v, t.seal);
+        assert_eq!(rows[0].question, "Signature matches");
         assert_eq!(rows.iter().map(|r| r.symbol).collect::<String>(), "✗––––");
         assert_eq!(rows[0].word, "failed");
         assert!(rows[0].reason.as_deref().unwrap().contains("signature"));
@@ -75,9 +88,51 @@ mod tests {
             },
             Ending::Honest,
         );
-        assert_eq!(check_rows(t.verdict().unwrap()).len(), 6);
+        assert_eq!(check_rows(t.verdict().unwrap(), t.seal).len(), 6);
         assert_eq!(headline(t.verdict().unwrap()), "Accepted");
         assert_eq!(tone(t.verdict().unwrap()), "ok");
+    }
+
+    #[test]
+    fn the_signature_row_is_asked_the_way_the_runs_tickets_are_protected() {
+        let sealed = round_trip(
+            Knobs {
+                seal: Seal::Sealed,
+                ..Knobs::default()
+            },
+            Ending::Honest,
+        );
+        let rows = check_rows(sealed.verdict().unwrap(), sealed.seal);
+        assert_eq!(rows[0].question, "Seal opens");
+        let signed = round_trip(Knobs::default(), Ending::Honest);
+        for r in check_rows(signed.verdict().unwrap(), signed.seal) {
+            assert!(
+                !r.question.to_lowercase().contains("seal"),
+                "{}",
+                r.question
+            );
+        }
+    }
+
+    #[test]
+    fn harm_never_reads_as_a_success() {
+        let mut k = Knobs::default();
+        k.policy_b.signature = false;
+        let t = round_trip(k, Ending::Tampered);
+        let v = t.verdict().unwrap();
+        assert_eq!(tone(v), "ok", "the checks alone let it through");
+        let (head, class) = judged(v, t.harm.as_ref());
+        assert_eq!(class, "harm");
+        assert!(
+            head.starts_with("Harm done") && !head.contains("Accepted"),
+            "{head}"
+        );
+        // The honest deploy stays a success.
+        let honest = round_trip(Knobs::default(), Ending::Honest);
+        assert_eq!(
+            judged(honest.verdict().unwrap(), honest.harm.as_ref()),
+            ("Accepted".to_owned(), "ok")
+        );
     }
 
     #[test]
@@ -87,7 +142,7 @@ mod tests {
         let v = &o.attempts[0].verdict;
         assert_eq!(headline(v), "Asked again: the retry carried no answer");
         assert_eq!(tone(v), "asked");
-        let answer = check_rows(v)
+        let answer = check_rows(v, Seal::Signed)
             .into_iter()
             .find(|r| r.id == "answer")
             .unwrap();

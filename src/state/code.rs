@@ -8,7 +8,8 @@
 
 use mrtr_core::checks::Check;
 use mrtr_core::error::INVALID_PARAMS;
-use mrtr_world::checks::CheckWords;
+use mrtr_core::ticket::Seal;
+use mrtr_world::checks::{CheckWords, SealWords};
 
 use super::highlight::Syntax;
 
@@ -49,6 +50,16 @@ impl Lang {
             Lang::TypeScript => "TypeScript SDK",
             Lang::Python => "Python SDK",
             Lang::Rust => "Lab's Rust",
+        }
+    }
+
+    /// How this server's tickets are protected: the TypeScript SDK signs them (HMAC), the
+    /// Python SDK seals them (AES-GCM), and the lab's core does what the page's knob says.
+    pub fn ticket_seal(self, lab: Seal) -> Seal {
+        match self {
+            Lang::TypeScript => Seal::Signed,
+            Lang::Python => Seal::Sealed,
+            Lang::Rust => lab,
         }
     }
 
@@ -167,12 +178,14 @@ impl Phase {
         }
     }
 
-    /// What happens in the server's code, in a sentence, for `lang` (an SDK, or the lab's core).
-    pub fn summary(self, lang: Lang) -> String {
+    /// What happens in the server's code, in a sentence, for `lang` (an SDK, or the lab's core
+    /// protecting its tickets with `seal`).
+    pub fn summary(self, lang: Lang, seal: Seal) -> String {
         let lib = if lang == Lang::Rust { "core" } else { "SDK" };
+        let verb = lang.ticket_seal(seal).verb();
         match self {
             Phase::FirstCall => format!("The first call reaches a replica. The {lib} hands it to the deploy handler, with no ticket and no answer yet."),
-            Phase::Asked => format!("The handler cannot finish without bob, so it returns his question and its work so far; the {lib} seals that work into the ticket. Then the handler is done, and the replica keeps nothing."),
+            Phase::Asked => format!("The handler cannot finish without bob, so it returns his question and its work so far; the {lib} {verb} that work into the ticket. Then the handler is done, and the replica keeps nothing."),
             Phase::Away => "No server code runs at this step: the question, the answer and the ticket are with the host, the client or the load balancer.".to_owned(),
             Phase::Retry => format!("The retry reaches a replica. The {lib} checks the ticket first; only then does the handler run again, now with the work from the ticket and bob's answer."),
             Phase::Refused => format!("The retry reaches a replica, and a check on the ticket fails. The {lib} answers with an error; the handler never runs."),
@@ -240,7 +253,8 @@ impl Mark {
 
 use MarkKind::{Checks, Runs};
 
-fn specs(lang: Lang, phase: Phase) -> Vec<MarkSpec> {
+fn specs(lang: Lang, phase: Phase, seal: Seal) -> Vec<MarkSpec> {
+    let engine = format!("It asks for confirm and hands {{ env, release }} to the engine, which {} it into the ticket with the caller, a digest of the request and an expiry.", seal.verb());
     match (lang, phase) {
         (_, Phase::Away) => Vec::new(),
         (Lang::TypeScript, Phase::FirstCall) => vec![
@@ -283,12 +297,12 @@ fn specs(lang: Lang, phase: Phase) -> Vec<MarkSpec> {
         ],
         (Lang::Rust, Phase::Asked) => vec![
             spec(0, "let mut release = LATEST_RELEASE;", "let mut release = LATEST_RELEASE;", Runs, "It works out which release to deploy: the newest build. The retry will not send this; only the ticket will carry it."),
-            spec(0, "Outcome::ask(", "Some(json!({\"env\": env, \"release\": release}))", Runs, "It asks for confirm and hands { env, release } to the engine, which seals it into the ticket with the caller, a digest of the request and an expiry."),
+            spec(0, "Outcome::ask(", "Some(json!({\"env\": env, \"release\": release}))", Runs, &engine),
         ],
         (Lang::Rust, Phase::Retry | Phase::Refused) => {
-            let mut v = check_specs(phase == Phase::Refused);
+            let mut v = check_specs(phase == Phase::Refused, seal);
             if phase == Phase::Retry {
-                v.push(spec(0, "if let Some(state) = inv.state", ".unwrap_or(release);", Runs, "Every check passed: the handler gets the state. env and the release bob confirmed come from the ticket, not the arguments."));
+                v.push(spec(0, "if let Some(state) = inv.state", ".unwrap_or(release);", Runs, "No check refused the ticket: the handler gets the state. env and the release bob confirmed come from the ticket, not the arguments."));
                 v.push(spec(0, "Outcome::text(format!(\"deployed to {env}, release {release}\"))", "Outcome::text(format!(\"deployed to {env}, release {release}\"))", Runs, "bob said yes: it deploys that release."));
             }
             v
@@ -297,7 +311,7 @@ fn specs(lang: Lang, phase: Phase) -> Vec<MarkSpec> {
 }
 
 /// The core's checks in `verify`, one mark each, in the order they run.
-fn check_specs(refused: bool) -> Vec<MarkSpec> {
+fn check_specs(refused: bool, seal: Seal) -> Vec<MarkSpec> {
     let lines: [(Check, &'static str); 6] = [
         (Check::Signature, "codec.open(presented.ticket)"),
         (Check::Principal, "Check::Principal,"),
@@ -314,7 +328,7 @@ fn check_specs(refused: bool) -> Vec<MarkSpec> {
             from: anchor,
             to: anchor,
             kind: Checks,
-            note: format!("Check {}, {}: {}", i + 1, c.short(), c.question()),
+            note: format!("Check {}, {}: {}", i + 1, c.short(), c.question(seal)),
         })
         .collect();
     if refused {
@@ -334,11 +348,11 @@ fn find_line(lines: &[&str], from: usize, needle: &str) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// The lines that run at `phase`, with a note each. A mark whose text is not found is left
-/// out (a test makes sure none is).
-pub fn marks(lang: Lang, phase: Phase) -> Vec<Mark> {
+/// The lines that run at `phase`, with a note each (the lab's core protecting its tickets with
+/// `seal`). A mark whose text is not found is left out (a test makes sure none is).
+pub fn marks(lang: Lang, phase: Phase, seal: Seal) -> Vec<Mark> {
     let shown = listings(lang);
-    specs(lang, phase)
+    specs(lang, phase, seal)
         .into_iter()
         .filter_map(|s| {
             let listing = shown.get(s.listing)?;
@@ -373,8 +387,8 @@ mod tests {
         for lang in Lang::ALL {
             for phase in PHASES {
                 assert_eq!(
-                    marks(lang, phase).len(),
-                    specs(lang, phase).len(),
+                    marks(lang, phase, Seal::Signed).len(),
+                    specs(lang, phase, Seal::Signed).len(),
                     "{lang:?} {phase:?}: a mark lost its lines (did the file change?)"
                 );
             }
@@ -385,7 +399,7 @@ mod tests {
     fn every_server_step_marks_lines_and_no_other_does() {
         for lang in Lang::ALL {
             for phase in PHASES {
-                let m = marks(lang, phase);
+                let m = marks(lang, phase, Seal::Signed);
                 assert_eq!(m.is_empty(), phase == Phase::Away, "{lang:?} {phase:?}");
                 for mark in &m {
                     let l = listings(lang)[mark.listing];
@@ -394,9 +408,9 @@ mod tests {
                 }
             }
             // The retry marks a check before any line of the handler's own.
-            let retry = marks(lang, Phase::Retry);
+            let retry = marks(lang, Phase::Retry, Seal::Signed);
             assert_eq!(retry[0].kind, MarkKind::Checks, "{lang:?}");
-            assert!(marks(lang, Phase::Refused)
+            assert!(marks(lang, Phase::Refused, Seal::Signed)
                 .iter()
                 .all(|m| m.kind == MarkKind::Checks));
         }
@@ -404,12 +418,12 @@ mod tests {
 
     #[test]
     fn the_marks_point_at_the_code_they_describe() {
-        let ts = marks(Lang::TypeScript, Phase::Asked);
+        let ts = marks(Lang::TypeScript, Phase::Asked, Seal::Signed);
         let lines: Vec<&str> = TS_SERVER.lines().collect();
         assert!(lines[ts[0].first - 1].contains("return inputRequired({"));
         assert!(lines[ts[0].last - 1].contains("});"));
         assert!((ts[0].first..=ts[0].last).any(|n| lines[n - 1].contains("codec.mint")));
-        let py = marks(Lang::Python, Phase::Retry);
+        let py = marks(Lang::Python, Phase::Retry, Seal::Signed);
         let lines: Vec<&str> = PY_SERVER.lines().collect();
         assert!(lines[py[0].first - 1].contains("RequestStateSecurity"));
     }
@@ -430,7 +444,7 @@ mod tests {
         assert!(l[0].text.contains("pub fn deploy(") && l[0].text.ends_with("}\n"));
         assert!(l[1].text.contains("pub fn verify(") && !l[1].text.contains("fn status_of"));
         // The check marks come in the order the core runs the checks.
-        let m = marks(Lang::Rust, Phase::Retry);
+        let m = marks(Lang::Rust, Phase::Retry, Seal::Signed);
         let firsts: Vec<usize> = m
             .iter()
             .filter(|m| m.listing == 1)
@@ -438,6 +452,34 @@ mod tests {
             .collect();
         assert_eq!(firsts.len(), Check::ALL.len());
         assert!(firsts.windows(2).all(|w| w[0] < w[1]), "{firsts:?}");
+    }
+
+    #[test]
+    fn the_notes_say_signs_for_signed_tickets_and_seals_only_for_sealed_ones() {
+        let asked = |lang, seal| {
+            let notes: Vec<String> = marks(lang, Phase::Asked, seal)
+                .into_iter()
+                .map(|m| m.note)
+                .collect();
+            format!("{} {}", Phase::Asked.summary(lang, seal), notes.join(" "))
+        };
+        // The TypeScript SDK signs (HMAC), whatever the lab's knob says.
+        for seal in [Seal::Signed, Seal::Sealed] {
+            let ts = asked(Lang::TypeScript, seal);
+            assert!(ts.contains("the SDK signs that work"), "{ts}");
+            assert!(!ts.contains("seals"), "{ts}");
+        }
+        // The Python SDK seals (AES-GCM).
+        assert!(asked(Lang::Python, Seal::Signed).contains("the SDK seals that work"));
+        // The lab's core does what the knob says.
+        let rust = asked(Lang::Rust, Seal::Signed);
+        assert!(!rust.contains("seal"), "{rust}");
+        assert!(rust.contains("which signs it into the ticket"), "{rust}");
+        assert!(asked(Lang::Rust, Seal::Sealed).contains("which seals it into the ticket"));
+        // The check marks ask the signature check as the tickets are protected.
+        let check = |seal| marks(Lang::Rust, Phase::Retry, seal)[0].note.clone();
+        assert_eq!(check(Seal::Signed), "Check 1, Signature: Signature matches");
+        assert_eq!(check(Seal::Sealed), "Check 1, Signature: Seal opens");
     }
 
     #[test]

@@ -11,6 +11,8 @@ pub type Choice = (&'static str, bool, &'static str);
 pub struct Question {
     pub id: &'static str,
     pub prompt: &'static str,
+    /// Lines of code the question asks the reader to read, shown under the prompt.
+    pub code: Option<&'static str>,
     /// Options in the order written; the page shows them in [`shown_order`].
     pub options: &'static [Choice],
     /// Several options may be right; the reader picks all that apply.
@@ -24,9 +26,10 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "integrity",
         prompt: "Why does a server have to protect the integrity of requestState?",
+        code: None,
         options: &[
             ("Because the client hands it back, so whoever holds it can change it", true, ""),
-            ("Because tickets are long, and long strings get corrupted in transit", false, "Transports already protect bytes in transit; the danger is a deliberate edit by whoever holds the ticket."),
+            ("Because tickets are long, and long strings get corrupted on their way between client and server", false, "Transports already protect bytes in transit; the danger is a deliberate edit by whoever holds the ticket."),
             ("Because the spec wants every field of an MCP message signed", false, "Only requestState needs protecting: it is the one field the server trusts to resume its own work."),
         ],
         multi: false,
@@ -36,6 +39,7 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "methods",
         prompt: "Which request can never be answered with input_required?",
+        code: None,
         options: &[
             ("tools/call", false, "A tool call is the classic case: deploy asks for a confirmation."),
             ("resources/read", false, "Reading a resource may need input too; it is one of the three methods that can ask."),
@@ -48,6 +52,7 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "stolen",
         prompt: "alice gets hold of bob's ticket, still fresh and correctly signed, and sends it. What refuses her?",
+        code: None,
         options: &[
             ("Nothing, since the signature checks out", false, "The signature only says the ticket is unchanged. Who may use it is a separate check."),
             ("The ticket names its principal, and alice's token says alice", true, ""),
@@ -60,10 +65,12 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "twice",
         prompt: "Within the ticket's lifetime, bob sends the same good retry two times to a server that checks signature, principal, expiry and request. Result?",
+        code: None,
         options: &[
             ("The second is refused at the signature", false, "The ticket is byte for byte the one the server signed: its signature is as good the second time."),
             ("The second is refused as expired", false, "Both arrive within the lifetime, so the expiry check passes both."),
-            ("Both are accepted: refusing a repeat takes a server-side memory", true, ""),
+            ("The second is refused because the ticket is used up after the first deploy", false, "Nothing marks a ticket as used: the second time it is the same bytes, as good as the first. Only a server that remembers what it redeemed refuses a repeat, and these checks remember nothing."),
+            ("Both deploy: only a memory of redeemed tickets refuses a repeat", true, ""),
         ],
         multi: false,
         explanation: "Using a ticket leaves no mark on it. To refuse a repeat, the server has to note each redeemed ticket until it expires.",
@@ -72,6 +79,7 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "client",
         prompt: "Which use of requestState is allowed to a client?",
+        code: None,
         options: &[
             ("Peek inside to tell the user what the server is waiting for", false, "What the server waits for is in inputRequests. The ticket is the server's; its contents may change or be sealed at any time."),
             ("Return it untouched with the retry, and nothing more", true, ""),
@@ -84,9 +92,10 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "replica",
         prompt: "Replica B has never seen bob's deploy. What does it need to check the ticket replica A minted?",
+        code: None,
         options: &[
             ("A copy of A's memory", false, "A kept nothing: it forgot the deploy the moment it answered."),
-            ("bob's session id", false, "There is no session: each call stands on its own, and bob's token comes with the retry."),
+            ("bob's session id, to look up where his deploy stands", false, "There is no session: each call stands on its own, the deploy's progress is in the ticket, and bob's token comes with the retry."),
             ("The key A signed it with", true, ""),
         ],
         multi: false,
@@ -96,8 +105,9 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "noanswer",
         prompt: "A retry carries a valid ticket but not the answer. What does the server do?",
+        code: None,
         options: &[
-            ("Refuses it with -32602", false, "Nothing is wrong with the ticket; a missing answer is not an attack."),
+            ("Refuses it with -32602: a retry without its answer is malformed", false, "Nothing is wrong with the ticket or the request; a missing answer is not an attack, just a question not yet answered."),
             ("Asks the question again with input_required", true, ""),
             ("Completes with a default answer", false, "The server needs bob's yes before deploying; it never assumes one."),
         ],
@@ -108,6 +118,7 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "signature",
         prompt: "Which of these does the signature check stop? Pick all that apply.",
+        code: None,
         options: &[
             ("A ticket edited from staging to prod", true, "An edit changes the bytes the signature covers."),
             ("bob's untouched ticket, stolen by alice", false, "Stolen is not changed: the signature still matches. The principal check stops her."),
@@ -121,9 +132,10 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "request",
         prompt: "bob's ticket was minted for deploy to staging. His client retries with the ticket but the arguments say prod. What refuses it?",
+        code: None,
         options: &[
-            ("The signature check", false, "The ticket itself is unchanged, so its signature matches; only the arguments beside it changed."),
-            ("The request check: the ticket carries a digest of the arguments it was minted for", true, ""),
+            ("The signature check, since the request no longer matches what was signed", false, "The signature covers the ticket, not the request around it. The ticket is unchanged, so its signature matches; only the arguments beside it changed."),
+            ("The request check: the ticket holds a digest of its arguments", true, ""),
             ("Nothing: the server deploys to whatever the ticket says", false, "The lab's server refuses before the handler runs. A server without the request check would indeed carry on, which is why the check exists."),
         ],
         multi: false,
@@ -133,8 +145,9 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "expiry",
         prompt: "What is a ticket's expiry for?",
+        code: None,
         options: &[
-            ("To free memory on the server", false, "The server holds nothing for the ticket: there is no memory to free."),
+            ("To free the memory the server keeps for each pending request", false, "The server holds nothing for a pending request: its work is in the ticket, so there is no memory to free."),
             ("To bound how long a leaked or forgotten ticket is worth anything", true, ""),
             ("To make the user answer quickly", false, "A person may take their time; a ticket that runs out just means starting over."),
         ],
@@ -145,8 +158,9 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "capability",
         prompt: "A client's request declares no capabilities. The deploy tool wants a confirmation. What may the server do?",
+        code: None,
         options: &[
-            ("Ask anyway: the client will cope", false, "It may only ask for kinds of input the request declares; asking anyway is against the rules."),
+            ("Ask anyway: a client that cannot show a form will just ignore the question", false, "It may only ask for kinds of input the request declares; asking anyway is against the rules, and a client that cannot answer leaves the call unfinished."),
             ("Answer with an error (-32021) saying what it would need", true, ""),
             ("Remember the call until a capable client turns up", false, "There is no memory between calls, and no way to hand a call to another client."),
         ],
@@ -157,6 +171,7 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "rawline",
         prompt: "In Run it raw you read: <-- {\"id\":2,\"result\":{\"resultType\":\"input_required\",…}}. What is it?",
+        code: None,
         options: &[
             ("The server's answer to request 2: it needs input before it can finish", true, ""),
             ("A request from the server to the client", false, "<-- means server to client, but it carries a result, so it answers the client's request 2; a request would carry a method."),
@@ -169,8 +184,9 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "aead",
         prompt: "When do you need authenticated encryption (AEAD) rather than a signature (HMAC)?",
+        code: None,
         options: &[
-            ("Whenever the ticket influences business logic", false, "A signature already stops edits; influence alone does not call for secrecy."),
+            ("Whenever the ticket carries anything the server acts on, like where to deploy", false, "A signature already stops edits: the server acts only on what it signed. What it acts on needs integrity, not secrecy."),
             ("When tickets cross replicas", false, "Signed tickets cross replicas fine: each replica holds the key."),
             ("When its contents must stay hidden from the client too", true, ""),
         ],
@@ -181,6 +197,7 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "retry",
         prompt: "Which are true of the retry? Pick all that apply.",
+        code: None,
         options: &[
             ("It carries the ticket byte for byte", true, "Any change, even a re-encoding, and the server refuses it."),
             ("It can drop _meta, since the server remembers the first request", false, "The server remembers nothing: the retry carries its full envelope again."),
@@ -194,8 +211,9 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "legacy",
         prompt: "A 2025-11-25 client calls deploy over stateless HTTP. What happens?",
+        code: None,
         options: &[
-            ("The shim asks through a server-to-client elicitation/create", false, "That needs a channel from server to client, which stateless HTTP does not have."),
+            ("The shim asks through a server-to-client elicitation/create request", false, "That needs a channel from server to client, which stateless HTTP does not have."),
             ("The server deploys without asking", false, "The server never deploys without bob's yes."),
             ("It ends with a clear failure: nothing can carry the question", true, ""),
         ],
@@ -206,15 +224,39 @@ pub const QUESTIONS: &[Question] = &[
     Question {
         id: "memory",
         prompt: "Single use is on, but each replica remembers only its own redemptions. bob's repeat lands on the other replica. What happens?",
+        code: None,
         options: &[
-            ("It is accepted: that replica never saw the first redemption", true, ""),
-            ("It is refused: the ticket is single use", false, "Single use is a memory, not a mark on the ticket, and this replica's memory is empty."),
+            ("It deploys a second time: that replica never saw the first redemption", true, ""),
+            ("It is refused: single use marks the ticket as spent, wherever it goes next", false, "Single use is a memory, not a mark on the ticket, and this replica's memory is empty."),
         ],
         multi: false,
         explanation: "Single use is only as good as the memory behind it: replicas must share it.",
         link: "w=timeline&single=1&store=replica",
     },
+    Question {
+        id: "renewal",
+        prompt: "This is the deploy handler of the TypeScript SDK's example server (interop/ts_server.mjs). state is the payload of the ticket the retry carried, verified by the SDK; ok is bob's answer, when it is a form answer with confirm in it. A retry carries a valid ticket, but its answer is a sampling result instead of a form. What does it get back?",
+        code: Some(RENEWAL_CODE),
+        options: &[
+            ("The deploy: the ticket is valid, and that is all the SDK checks", false, "The handler wants ok?.confirm === true as well. A sampling result is no form answer, so ok is undefined and the handler asks again."),
+            ("An error: the SDK refuses an answer of the wrong kind before the handler runs", false, "The SDK hands the retry to the handler. acceptedContent just finds no form answer under confirm, so the handler takes the branch that asks."),
+            ("The question again, carrying back the ticket it came with, its deadline unchanged", false, "The handler returns whatever codec.mint makes, and mint makes a new ticket each time it is called, with a new expiry."),
+            ("The question again, and a new ticket that expires ttlSeconds from now", true, ""),
+        ],
+        multi: false,
+        explanation: "Each time the handler asks, codec.mint stamps a fresh expiry. A client holding a ticket near its end can answer with the wrong kind of result and get one that lives a whole lifetime more, again and again: mrtr-audit's renewal row, which this example fails. The lab's server keeps the first ticket's id and deadline when it asks again.",
+        link: "w=misuse&move=renew&naive=1",
+    },
 ];
+
+/// The lines of interop/ts_server.mjs the renewal question shows, as written there, but
+/// for the question itself, shortened to a comment (a test holds the rest to the file).
+pub const RENEWAL_CODE: &str = "if (!state || ok?.confirm !== true) {
+  return inputRequired({
+    inputRequests: { confirm: /* the question */ },
+    requestState: await codec.mint({ env }),
+  });
+}";
 
 /// The order the page shows a question's options in: shuffled, the same way on every visit
 /// (seeded by the question's id), so no position gives the answer away and a link or a test
@@ -300,8 +342,9 @@ pub struct Progress {
     pub answers: BTreeMap<String, Vec<usize>>,
 }
 
-/// v2: the questions changed, so answers kept under v1 are not read as answers to them.
-pub const STORAGE_KEY: &str = "mrtr-lab.quiz.v2";
+/// v3: the options changed (answers are kept as option numbers), so answers kept under an
+/// older key are not read as answers to these.
+pub const STORAGE_KEY: &str = "mrtr-lab.quiz.v3";
 
 impl Progress {
     pub fn to_json(&self) -> String {
@@ -381,6 +424,83 @@ mod tests {
             assert_eq!(order, (0..q.options.len()).collect::<Vec<_>>(), "{}", q.id);
         }
         assert!(QUESTIONS.iter().any(|q| q.multi));
+    }
+
+    fn longest_by_chars(q: &Question) -> (usize, usize) {
+        let len = |pick: bool| {
+            q.options
+                .iter()
+                .filter(|o| o.1 == pick)
+                .map(|o| o.0.chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        (len(true), len(false))
+    }
+
+    #[test]
+    fn the_longest_option_does_not_give_the_answer_away() {
+        let single: Vec<&Question> = QUESTIONS.iter().filter(|q| !q.multi).collect();
+        let strictly = single
+            .iter()
+            .filter(|q| {
+                let (right, wrong) = longest_by_chars(q);
+                right > wrong
+            })
+            .count();
+        let at_least_tied = single
+            .iter()
+            .filter(|q| {
+                let (right, wrong) = longest_by_chars(q);
+                right >= wrong
+            })
+            .count();
+        assert!(
+            strictly * 2 <= single.len(),
+            "the right option is the longest in {strictly} of {} questions",
+            single.len()
+        );
+        assert!(
+            at_least_tied * 2 <= single.len(),
+            "the right option is the longest or tied in {at_least_tied} of {} questions",
+            single.len()
+        );
+    }
+
+    #[test]
+    fn the_distractors_include_the_misconceptions_they_target() {
+        let q = QUESTIONS.iter().find(|q| q.id == "twice").unwrap();
+        let used_up = q
+            .options
+            .iter()
+            .find(|o| o.0.contains("refused because the ticket is used up"))
+            .expect("the used-up misconception");
+        assert!(!used_up.1 && used_up.2.contains("Nothing marks a ticket as used"));
+        let m = QUESTIONS.iter().find(|q| q.id == "memory").unwrap();
+        assert!(m
+            .options
+            .iter()
+            .any(|o| !o.1 && o.0.contains("marks the ticket")));
+    }
+
+    #[test]
+    fn the_code_question_quotes_the_sdk_example_as_it_is() {
+        let q = QUESTIONS.iter().find(|q| q.id == "renewal").unwrap();
+        let code = q.code.unwrap();
+        let lines = code.lines().count();
+        assert!((4..=6).contains(&lines), "{lines} lines");
+        let file = crate::state::code::TS_SERVER;
+        for line in code.lines().filter(|l| !l.contains("/*")) {
+            assert!(file.contains(line.trim()), "not in ts_server.mjs: {line}");
+        }
+        assert!(file.contains("inputRequests: { confirm: inputRequired.elicit("));
+        // The right answer is the renewal the audit finds in this example.
+        let expected: Value =
+            serde_json::from_str(include_str!("../../interop/audit-expected.json")).unwrap();
+        assert_eq!(expected["ts-sdk-example"]["renewal"], "fail");
+        let right = q.options.iter().find(|o| o.1).unwrap();
+        assert!(right.0.contains("new ticket"));
+        assert!(QUESTIONS.iter().filter(|q| q.code.is_some()).count() >= 1);
     }
 
     #[test]

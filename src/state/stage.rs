@@ -65,6 +65,8 @@ pub struct Frame {
     /// The question as the host shows it to the user (its text, and its button), at the step
     /// where the host asks.
     pub prompt: Option<(String, String)>,
+    /// The story ends in work the user never confirmed: its result is drawn as harm.
+    pub harm: bool,
 }
 
 /// The ticket drawn as a token, with its readable face.
@@ -85,6 +87,15 @@ impl Frame {
         self.active_edges
             .iter()
             .any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
+    }
+
+    /// The class of a message drawn in flight: a result that is harm is never drawn as a
+    /// success.
+    pub fn message_class(&self, k: MessageKind) -> &'static str {
+        match k {
+            MessageKind::Complete if self.harm => "msg harm",
+            _ => kind_class(k),
+        }
     }
 
     /// The note under an actor: what it holds or has forgotten.
@@ -108,7 +119,10 @@ pub fn face(ticket: &str, iat: u64) -> String {
             c.state.get("env").and_then(|e| e.as_str()).unwrap_or("?"),
             c.exp.saturating_sub(iat)
         ),
-        Err(_) => "sealed: only the key opens it".to_owned(),
+        Err(_) if ticket.starts_with(mrtr_core::ticket::SEALED_PREFIX) => {
+            "sealed: only the key opens it".to_owned()
+        }
+        Err(_) => "unreadable: not a ticket's payload".to_owned(),
     }
 }
 
@@ -141,6 +155,7 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
             checks: vec![],
             a_working: false,
             prompt: None,
+            harm: false,
         };
     };
     let events = &t.events[step.events.clone()];
@@ -198,7 +213,7 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
                 by: Actor::ReplicaB,
                 verdict,
                 ..
-            } => Some(check_rows(verdict)),
+            } => Some(check_rows(verdict, t.seal)),
             _ => None,
         })
         .map(|all| {
@@ -251,6 +266,7 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
         checks,
         a_working,
         prompt,
+        harm: t.harm.is_some(),
     }
 }
 
@@ -337,6 +353,30 @@ pub fn px(v: f64) -> i32 {
 mod tests {
     use super::*;
     use mrtr_world::{round_trip, Ending, Knobs};
+
+    #[test]
+    fn a_harmful_result_is_not_drawn_as_a_success() {
+        let mut k = Knobs::default();
+        k.policy_b.signature = false;
+        let t = round_trip(k, Ending::Tampered);
+        let last = t.steps.len() - 1;
+        let f = frame(
+            &t,
+            &Playback::at(last, t.steps.len(), 0.9),
+            false,
+            Layout::Wide,
+        );
+        assert!(f.harm);
+        assert_eq!(f.message_class(MessageKind::Complete), "msg harm");
+        let honest = round_trip(Knobs::default(), Ending::Honest);
+        let f = frame(
+            &honest,
+            &Playback::at(last, honest.steps.len(), 0.9),
+            false,
+            Layout::Wide,
+        );
+        assert_eq!(f.message_class(MessageKind::Complete), "msg ok");
+    }
 
     #[test]
     fn frames_follow_the_story() {

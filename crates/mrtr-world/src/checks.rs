@@ -5,6 +5,7 @@
 //! belong to the lesson, so they live here.
 
 use mrtr_core::checks::{Check, Refusal, Status};
+use mrtr_core::ticket::Seal;
 use mrtr_core::Verdict;
 
 /// The checks a reader can switch off on replica B; single use has a setting of its own.
@@ -22,9 +23,12 @@ pub fn shown(single_use: bool) -> impl Iterator<Item = Check> {
 
 /// How the lesson asks and explains a check.
 pub trait CheckWords {
-    /// What the check asks, in a few words, starting with its name (`short`): one name per
-    /// check everywhere.
-    fn question(self) -> &'static str;
+    /// What the check asks of a ticket protected with `seal`, in a few words: starting with
+    /// its name (`short`), except that a sealed ticket's signature check is its seal opening.
+    fn question(self, seal: Seal) -> &'static str;
+    /// What the check asks, for a server whose tickets may be either signed or sealed (the
+    /// audit's rows, which hold for both).
+    fn question_any(self) -> &'static str;
     /// The misuse it stops.
     fn stops(self) -> &'static str;
     /// A heading short enough for a table cell.
@@ -32,9 +36,19 @@ pub trait CheckWords {
 }
 
 impl CheckWords for Check {
-    fn question(self) -> &'static str {
+    fn question(self, seal: Seal) -> &'static str {
+        match (self, seal) {
+            (Check::Signature, Seal::Signed) => "Signature matches",
+            (Check::Signature, Seal::Sealed) => "Seal opens",
+            (other, _) => other.question_any(),
+        }
+    }
+
+    fn question_any(self) -> &'static str {
         match self {
-            Check::Signature => "Signature matches (sealed: the seal opens)",
+            Check::Signature => {
+                "Signature matches (or, for an encrypted ticket, it decrypts with the key)"
+            }
             Check::Principal => "Principal is this caller",
             Check::Expiry => "Expiry not passed",
             Check::Request => "Request is the same method and arguments",
@@ -62,6 +76,31 @@ impl CheckWords for Check {
             Check::Request => "Request",
             Check::Answer => "Answer",
             Check::SingleUse => "Single use",
+        }
+    }
+}
+
+/// How the lesson says a ticket is protected: an HMAC ticket is signed (anyone can read it,
+/// nobody can change it unnoticed); only an AEAD ticket is sealed (nobody can read it either).
+pub trait SealWords {
+    /// "signs" or "seals".
+    fn verb(self) -> &'static str;
+    /// "signed" or "sealed".
+    fn done(self) -> &'static str;
+}
+
+impl SealWords for Seal {
+    fn verb(self) -> &'static str {
+        match self {
+            Seal::Signed => "signs",
+            Seal::Sealed => "seals",
+        }
+    }
+
+    fn done(self) -> &'static str {
+        match self {
+            Seal::Signed => "signed",
+            Seal::Sealed => "sealed",
         }
     }
 }
@@ -146,12 +185,27 @@ mod tests {
     #[test]
     fn every_question_starts_with_the_checks_one_name() {
         for c in Check::ALL {
-            assert!(
-                c.question().starts_with(c.short()),
-                "{c:?}: {}",
-                c.question()
-            );
+            for q in [c.question(Seal::Signed), c.question_any()] {
+                assert!(q.starts_with(c.short()), "{c:?}: {q}");
+            }
+            if c != Check::Signature {
+                assert_eq!(c.question(Seal::Sealed), c.question(Seal::Signed));
+            }
         }
+    }
+
+    #[test]
+    fn the_signature_check_is_asked_the_way_the_ticket_is_protected() {
+        // An HMAC ticket is signed, never sealed; only an AEAD ticket's seal opens.
+        let signed = Check::Signature.question(Seal::Signed);
+        assert_eq!(signed, "Signature matches");
+        assert!(!signed.to_lowercase().contains("seal"), "{signed}");
+        assert_eq!(Check::Signature.question(Seal::Sealed), "Seal opens");
+        assert!(!Check::Signature.question_any().contains("seal"));
+        assert_eq!(
+            (Seal::Signed.verb(), Seal::Sealed.done()),
+            ("signs", "sealed")
+        );
     }
 
     #[test]

@@ -6,13 +6,14 @@ use std::ops::Range;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use mrtr_core::checks::{Check, CheckPolicy, Status};
 use mrtr_core::ticket::{anatomy, payload_text, rewrite_payload, OpenError, Seal};
 use mrtr_core::Verdict;
 use serde_json::Value;
 
 use crate::actor::Replica;
 use crate::knobs::Knobs;
-use crate::setup::{bob, judge, mint, with_ticket, Outcome};
+use crate::setup::{bob, judge, mint, with_ticket, Flow, Harm, Outcome};
 use crate::world::{replica_codec, EPOCH_S};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +41,8 @@ pub struct Field {
     pub key: String,
     /// The value as JSON text.
     pub value: String,
-    pub explanation: &'static str,
+    /// What the field is for, and what replica B does with it under this run's checks.
+    pub explanation: String,
     /// Extra reading of the value (times as dates, relative to the retry).
     pub reading: Option<String>,
     /// The characters of the ticket that encode this field.
@@ -59,6 +61,8 @@ pub struct Inspection {
     pub verdict: Verdict,
     pub response: Value,
     pub outcome: Outcome,
+    /// What went wrong, when B did work bob never confirmed.
+    pub harm: Option<Harm>,
     pub answer: String,
     pub detail: Option<String>,
     pub at_s: u64,
@@ -81,6 +85,18 @@ pub struct SignatureCheck {
 impl SignatureCheck {
     pub fn matches(&self) -> bool {
         self.computed.as_deref() == Ok(self.carried.as_str())
+    }
+
+    /// What the comparison means for this retry, read off the verdict B gave it: whether B
+    /// refused the ticket for it, or, its signature check off, let it through.
+    pub fn meaning(&self, verdict: &Verdict) -> &'static str {
+        let status = verdict.status(Check::Signature);
+        match (self.matches(), status) {
+            (true, _) => "They match: nobody changed the payload since a replica signed it.",
+            (false, Some(Status::Failed(_))) => "They differ: the payload is not the one a key holder signed, so B refuses the ticket.",
+            (false, Some(Status::Off)) => "They differ: the payload is not the one a key holder signed. But B's signature check is off, so B does not compare them and does not refuse the ticket for it.",
+            (false, _) => "They differ: the payload is not the one a key holder signed.",
+        }
     }
 }
 
@@ -114,21 +130,30 @@ pub fn edit_claim(ticket: &str, pointer: &str, value: Value) -> Option<String> {
     rewrite_payload(ticket, |_| edited).ok()
 }
 
-pub fn explain_claim(key: &str) -> &'static str {
-    match key {
+/// What a claim is for, and what a replica running `policy` does with it: a claim whose check
+/// is off says so, never that the replica refuses what it lets through.
+pub fn explain_claim(key: &str, policy: &CheckPolicy) -> String {
+    let on = |c: Check| policy.runs(c);
+    let text = match key {
         "v" => "Claims format version.",
         "kid" => "Which key signed it. Servers keep old keys to verify while rotating; the newest signs.",
-        "tid" => "Ticket id: what a single-use memory records.",
+        "tid" if policy.single_use => "Ticket id: what the single-use memory records, so that the ticket is redeemed once.",
+        "tid" => "Ticket id: what a single-use memory would record. Single use is off, so B remembers nothing.",
         "iat" => "Issued at, in Unix seconds.",
-        "exp" => "Expires at, in Unix seconds: refused from this second on.",
-        "sub" => "The principal the ticket is bound to. A retry carrying anyone else's token is refused.",
+        "exp" if on(Check::Expiry) => "Expires at, in Unix seconds: refused from this second on.",
+        "exp" => "Expires at, in Unix seconds. B's expiry check is off, so B accepts the ticket after this second too.",
+        "sub" if on(Check::Principal) => "The principal the ticket is bound to. A retry carrying anyone else's token is refused.",
+        "sub" => "The principal the ticket is bound to. B's principal check is off, so B accepts this ticket with anyone's token.",
         "method" => "The method of the request it belongs to.",
         "target" => "The tool (or prompt, or resource) it belongs to.",
-        "args" => "A digest of the arguments: SHA-256 of their canonical JSON, first 16 bytes. Any change of value changes it.",
-        "awaits" => "The questions it waits for: the retry must answer each one.",
+        "args" if on(Check::Request) => "A digest of the arguments: SHA-256 of their canonical JSON, first 16 bytes. Any change of value changes it, and a retry with other arguments is refused.",
+        "args" => "A digest of the arguments: SHA-256 of their canonical JSON, first 16 bytes. Any change of value changes it, but B's request check is off, so B does not compare it with the retry's.",
+        "awaits" if on(Check::Answer) => "The questions it waits for: the retry must answer each one, or the server asks again.",
+        "awaits" => "The questions it waits for. B's answer check is off, so B does not hold the retry to answering them.",
         "state" => "The handler's own half-done work: where to deploy, and the release it looked up on the first call, which the retry does not send again.",
         _ => "Not a field this server writes.",
-    }
+    };
+    text.to_owned()
 }
 
 /// Top-level `"key": value` spans of a JSON object's text, as byte ranges. Works on damaged
@@ -277,14 +302,17 @@ fn describe_problem(e: &OpenError, ticket: &str) -> String {
 pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
     let m = mint(knobs)?;
     let mut w = m.world;
+    let mut flow = Flow::of(&m.claims);
     let judgement = judge(
         &mut w,
+        &mut flow,
         Replica::B,
         &bob(),
         at_s,
         &with_ticket(&m.retry, ticket),
     );
 
+    let policy = knobs.policy(Replica::B);
     let mut parts = Vec::new();
     let mut payload = None;
     let mut fields = Vec::new();
@@ -334,7 +362,7 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
                         };
                         let c = base64_chars(&span, body.len());
                         fields.push(Field {
-                            explanation: explain_claim(&key),
+                            explanation: explain_claim(&key, &policy),
                             key,
                             value,
                             reading,
@@ -365,6 +393,7 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
         fields,
         problem,
         outcome: judgement.outcome,
+        harm: judgement.harm,
         answer: judgement.answer,
         detail: judgement.detail,
         verdict: judgement.verdict,
@@ -382,7 +411,75 @@ pub fn minted_ticket(knobs: Knobs) -> Option<String> {
 mod tests {
     use super::*;
     use crate::checks::symbols;
-    use mrtr_core::checks::Check;
+
+    /// B with its signature check off, and bob's ticket edited to prod.
+    fn unsigned_b_edited_to_prod() -> Inspection {
+        let mut k = Knobs::default();
+        k.policy_b.signature = false;
+        let edited = edit_claim(
+            &minted_ticket(k).unwrap(),
+            "/state/env",
+            Value::from("prod"),
+        );
+        inspect(k, &edited.unwrap(), 8).unwrap()
+    }
+
+    #[test]
+    fn with_the_signature_check_off_nothing_says_b_refuses_the_edit() {
+        let i = unsigned_b_edited_to_prod();
+        assert!(i.outcome.completed(), "{:?}", i.outcome);
+        let sig = i.signature.as_ref().unwrap();
+        assert!(!sig.matches());
+        let said = sig.meaning(&i.verdict);
+        assert!(!said.contains("refuses"), "{said}");
+        assert!(said.contains("signature check is off"), "{said}");
+        // With the check on, the same edit is refused, and the words say so.
+        let k = Knobs::default();
+        let edited = edit_claim(
+            &minted_ticket(k).unwrap(),
+            "/state/env",
+            Value::from("prod"),
+        );
+        let i = inspect(k, &edited.unwrap(), 8).unwrap();
+        assert!(!i.outcome.completed());
+        assert!(i
+            .signature
+            .unwrap()
+            .meaning(&i.verdict)
+            .contains("so B refuses the ticket"));
+    }
+
+    #[test]
+    fn a_claim_says_what_this_runs_replica_does_with_it() {
+        let explained = |k: Knobs, key: &str| {
+            let i = inspect(k, &minted_ticket(k).unwrap(), 8).unwrap();
+            i.fields
+                .into_iter()
+                .find(|f| f.key == key)
+                .unwrap()
+                .explanation
+        };
+        let all_on = Knobs::default();
+        assert!(explained(all_on, "sub").contains("anyone else's token is refused"));
+        assert!(explained(all_on, "exp").contains("refused from this second on"));
+        // The naive server's preset: the principal and the expiry are signed, not checked.
+        let mut naive = Knobs::default();
+        naive.policy_b.principal = false;
+        naive.policy_b.expiry = false;
+        naive.policy_b.request = false;
+        naive.policy_b.answer = false;
+        for key in ["sub", "exp", "args", "awaits"] {
+            let e = explained(naive, key);
+            assert!(!e.contains("refused"), "{key}: {e}");
+            assert!(e.contains("check is off"), "{key}: {e}");
+        }
+        let single = Knobs {
+            single_use: true,
+            ..Knobs::default()
+        };
+        assert!(explained(single, "tid").contains("redeemed once"));
+        assert!(explained(all_on, "tid").contains("Single use is off"));
+    }
 
     #[test]
     fn editing_a_decoded_field_re_encodes_the_payload_and_keeps_the_signature() {

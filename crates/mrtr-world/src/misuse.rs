@@ -10,7 +10,8 @@ use crate::actor::Replica;
 use crate::knobs::Knobs;
 use crate::scenario::tamper;
 use crate::setup::{
-    alice, bob, judge, mint, with_env, with_id, with_ticket, without_answer, Outcome,
+    alice, bob, deployed_text, judge, mint, with_env, with_id, with_ticket, without_answer, Flow,
+    Harm, Outcome,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -119,6 +120,8 @@ pub struct Attempt {
     pub response: Value,
     pub verdict: Verdict,
     pub outcome: Outcome,
+    /// What went wrong, when the attempt did work bob never confirmed.
+    pub harm: Option<Harm>,
     pub answer: String,
     /// The reason in the server's log; never on the wire.
     pub detail: Option<String>,
@@ -214,6 +217,35 @@ impl Played {
         })
     }
 
+    /// What the renewal attempt got, in a few sentences, from the two tickets' deadlines and
+    /// the verdicts of the same run (so it can never disagree with the verdicts beside it).
+    pub fn renewal_note(&self) -> Option<String> {
+        let r = self.renewal()?;
+        if !r.held() {
+            return Some(format!(
+                "This naive server mints a brand-new ticket when it asks again: a new id and a new deadline, t = {} s instead of t = {} s. The ticket that came back outlives the first one, so a client can renew a captured ticket for ever by answering wrongly.",
+                r.renewed_exp_s, r.first_exp_s
+            ));
+        }
+        let why = match self.attempts.first()?.verdict.status(Check::Answer) {
+            Some(mrtr_core::Status::Off) => "B's answer check is off, but the handler finds no confirmation in it either, so B asks again",
+            _ => "the answer check counts the confirmation as missing, so B asks again",
+        };
+        let mut note = format!(
+            "An answer of another kind than the question is no answer: {why}, on a ticket with the same id and the same deadline (t = {} s) as the first.",
+            r.first_exp_s
+        );
+        if let Some(late) = self.attempts.get(1) {
+            note.push_str(&match (late.verdict.first_failure(), &late.harm) {
+                (Some((Check::Expiry, _)), _) => " Sent back after that deadline, it is refused at the expiry check: asking again never extends a ticket's life.".to_owned(),
+                (Some((c, _)), _) => format!(" Sent back after that deadline, it is refused at the {} check.", c.id()),
+                (None, Some(h)) => format!(" Sent back after that deadline, it still deploys. {}.", h.what_went_wrong),
+                (None, None) => " Sent back after that deadline, it is not refused.".to_owned(),
+            });
+        }
+        Some(note)
+    }
+
     pub fn deploys(&self) -> usize {
         self.attempts
             .iter()
@@ -285,18 +317,14 @@ pub fn one_char(ticket: &str) -> String {
 /// Sends one request of a move to replica B and records what came of it.
 fn attempt(
     w: &mut crate::world::World,
+    flow: &mut Flow,
     who: &Principal,
     at_s: u64,
     msg: Value,
     what: String,
 ) -> Attempt {
-    let j = judge(w, Replica::B, who, at_s, &msg);
-    let deployed = j
-        .response
-        .pointer("/result/content/0/text")
-        .and_then(Value::as_str)
-        .filter(|t| t.starts_with("deployed"))
-        .map(str::to_owned);
+    let j = judge(w, flow, Replica::B, who, at_s, &msg);
+    let deployed = deployed_text(&j.response).map(str::to_owned);
     Attempt {
         what,
         bearer: format!("{who}-token"),
@@ -305,6 +333,7 @@ fn attempt(
         response: j.response,
         verdict: j.verdict,
         outcome: j.outcome,
+        harm: j.harm,
         answer: j.answer,
         detail: j.detail,
         deployed,
@@ -314,6 +343,8 @@ fn attempt(
 pub fn play(knobs: Knobs, mv: Move) -> Option<Played> {
     let m = mint(knobs)?;
     let mut w = m.world;
+    // Every attempt of a move is sent on bob's one confirmation.
+    let mut flow = Flow::of(&m.claims);
     let plan: Vec<(Principal, u64, Value, String)> = match mv {
         Move::Honest => vec![(
             bob(),
@@ -394,7 +425,7 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Played> {
     };
     let mut attempts = Vec::new();
     for (who, at_s, msg, what) in plan {
-        attempts.push(attempt(&mut w, &who, at_s, msg, what));
+        attempts.push(attempt(&mut w, &mut flow, &who, at_s, msg, what));
     }
     if mv == Move::Launder {
         // Only a server that answered the stripped retry with a fresh ticket can be asked
@@ -407,7 +438,7 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Played> {
         if let Some(t) = fresh {
             let msg = with_id(&with_ticket(&m.retry, &t), 8);
             let what = "the retry again, carrying the fresh ticket".to_owned();
-            attempts.push(attempt(&mut w, &bob(), 12, msg, what));
+            attempts.push(attempt(&mut w, &mut flow, &bob(), 12, msg, what));
         }
     }
     if mv == Move::Renew {
@@ -421,7 +452,7 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Played> {
             let at_s = m.claims.exp.saturating_sub(m.claims.iat) + 10;
             let msg = with_id(&with_ticket(&m.retry, &t), 8);
             let what = "the honest retry carrying the ticket handed back".to_owned();
-            attempts.push(attempt(&mut w, &bob(), at_s, msg, what));
+            attempts.push(attempt(&mut w, &mut flow, &bob(), at_s, msg, what));
         }
     }
     Some(Played {
@@ -534,6 +565,107 @@ mod tests {
         assert!(!r.held() && !r.same_id, "{r:?}");
         assert_eq!(naive.deploys(), 1);
         assert_eq!(naive.upshot(), Upshot::Deployed);
+        assert!(naive.renewal_note().unwrap().contains("brand-new ticket"));
+    }
+
+    #[test]
+    fn the_renewal_note_says_what_the_late_retry_got_in_this_run() {
+        let ours = play(Knobs::default(), Move::Renew).unwrap();
+        let note = ours.renewal_note().unwrap();
+        assert!(note.contains("same deadline (t = 120 s)"), "{note}");
+        assert!(note.contains("refused at the expiry check"), "{note}");
+        // The expiry check off: the same deadline, but nothing holds the ticket to it.
+        let mut k = Knobs::default();
+        k.policy_b.expiry = false;
+        let o = play(k, Move::Renew).unwrap();
+        let note = o.renewal_note().unwrap();
+        assert!(!note.contains("refused"), "{note}");
+        assert!(note.contains("it still deploys"), "{note}");
+        assert!(note.contains("expiry check is off"), "{note}");
+    }
+
+    #[test]
+    fn the_world_calls_every_deploy_bob_never_confirmed_harm() {
+        use crate::setup::HarmKind;
+        let harms = |k: Knobs, mv: Move| -> Vec<Option<HarmKind>> {
+            play(k, mv)
+                .unwrap()
+                .attempts
+                .iter()
+                .map(|a| a.harm.as_ref().map(|h| h.kind))
+                .collect()
+        };
+        // The honest deploy is no harm; the same retry sent again is.
+        assert_eq!(harms(Knobs::default(), Move::Honest), [None]);
+        assert_eq!(
+            harms(Knobs::default(), Move::SendTwice),
+            [None, Some(HarmKind::Again)]
+        );
+        // Laundering without single use, and on a naive server with it: a second deploy.
+        assert_eq!(
+            harms(Knobs::default(), Move::Launder),
+            [None, None, Some(HarmKind::Again)]
+        );
+        let naive = Knobs {
+            single_use: true,
+            naive_ask_again: true,
+            ..Knobs::default()
+        };
+        let o = play(naive, Move::Launder).unwrap();
+        let h = o.attempts[2].harm.as_ref().unwrap();
+        assert_eq!(h.kind, HarmKind::Again);
+        assert!(
+            h.what_went_wrong
+                .contains("minted when the server asked again"),
+            "{}",
+            h.what_went_wrong
+        );
+        // A naive renewal deploys after the ticket bob confirmed on expired.
+        let renewed = Knobs {
+            naive_ask_again: true,
+            ..Knobs::default()
+        };
+        assert_eq!(harms(renewed, Move::Renew), [None, Some(HarmKind::Late)]);
+        // Each check off lets its attack through, and the world says so.
+        let off = |c: Check| {
+            let mut k = Knobs::default();
+            k.policy_b.set(c, false);
+            k
+        };
+        assert_eq!(
+            harms(off(Check::Signature), Move::EditToProd),
+            [Some(HarmKind::Unconfirmed)]
+        );
+        assert_eq!(
+            harms(off(Check::Signature), Move::Forge),
+            [Some(HarmKind::Unconfirmed)]
+        );
+        assert_eq!(
+            harms(off(Check::Principal), Move::AliceReplays),
+            [Some(HarmKind::OtherCaller)]
+        );
+        assert_eq!(
+            harms(off(Check::Expiry), Move::WaitFiveMinutes),
+            [Some(HarmKind::Late)]
+        );
+        // A harmful attempt's words never read as a success.
+        for a in play(Knobs::default(), Move::SendTwice).unwrap().attempts {
+            assert_eq!(
+                a.harm.is_some(),
+                a.answer.starts_with("Harm done"),
+                "{}",
+                a.answer
+            );
+            assert!(a.harm.is_none() || !a.answer.contains("Accepted"));
+        }
+        // With every check on and single use, no move does harm.
+        let safe = Knobs {
+            single_use: true,
+            ..Knobs::default()
+        };
+        for mv in Move::ALL {
+            assert!(harms(safe, mv).iter().all(Option::is_none), "{mv:?}");
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Scenarios: scripts of moves played on a fresh world. Captions are ours; every verdict,
 //! ticket and message in them comes from running the core.
 
-use crate::checks::CheckWords;
+use crate::checks::{CheckWords, SealWords};
+use mrtr_core::checks::Status;
 use mrtr_core::ticket::{anatomy, rewrite_payload};
 use mrtr_core::{AgreeableHost, Principal, Step as ClientStep};
 use serde_json::{json, Value};
@@ -66,9 +67,28 @@ fn deploy_params(env: &str) -> Value {
     json!({"name": "deploy", "arguments": {"env": env}})
 }
 
-fn check_sentence(verdict: &mrtr_core::Verdict) -> String {
+/// What a verdict's checks came to, in a clause: never "every check passed" when one of them
+/// was off.
+pub fn check_sentence(verdict: &mrtr_core::Verdict) -> String {
     match verdict.first_failure() {
-        None => "every check passed".to_owned(),
+        None => {
+            let off: Vec<String> = verdict
+                .outcomes
+                .iter()
+                .filter(|o| {
+                    o.status == Status::Off && o.check != mrtr_core::checks::Check::SingleUse
+                })
+                .map(|o| o.check.short().to_ascii_lowercase())
+                .collect();
+            match off.as_slice() {
+                [] => "every check passed".to_owned(),
+                [one] => format!("no check refused it, because its {one} check is off"),
+                [rest @ .., last] => format!(
+                    "no check refused it, because its {} and {last} checks are off",
+                    rest.join(", ")
+                ),
+            }
+        }
         Some((check, reason)) => format!(
             "the {} check failed ({})",
             check.short().to_ascii_lowercase(),
@@ -108,6 +128,8 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     let Some(resp) = reply.response.clone() else {
         return w.finish();
     };
+    // What bob is about to confirm: the flow the retry belongs to.
+    let mut flow = reply.minted().map(|(_, c)| crate::setup::Flow::of(c));
     let asked = resp.pointer("/result/resultType") == Some(&json!("input_required"));
     w.send(
         Actor::ReplicaA,
@@ -138,9 +160,10 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         );
         return w.finish();
     }
+    let seal = knobs.seal;
     w.step(
-        "2. A asks, seals its work in a ticket, and forgets",
-        "A wants a yes before deploying. It cannot pause to ask, so it answers input_required now: its question sits under inputRequests, and its progress so far is signed into the requestState ticket: deploy to staging, for bob, and the release it looked up (the newest build), which the retry will not send again. A retains nothing afterwards.",
+        format!("2. A asks, {} its work into a ticket, and forgets", seal.verb()),
+        format!("A wants a yes before deploying. It cannot pause to ask, so it answers input_required now: its question sits under inputRequests, and its progress so far is {} into the requestState ticket: deploy to staging, for bob, and the release it looked up (the newest build), which the retry will not send again. A retains nothing afterwards.", seal.done()),
         Actor::ReplicaA,
     );
 
@@ -214,13 +237,27 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     w.send(Actor::Balancer, Actor::Client, kind, resp);
     w.forgot(Replica::B);
     let verdict = reply.verdict().cloned();
+    let harm = match (&mut flow, &verdict) {
+        (Some(f), Some(v)) => f.record(
+            &bob,
+            w.now_s(),
+            &retry,
+            v,
+            reply.response.as_ref().unwrap_or(&Value::Null),
+        ),
+        _ => None,
+    };
     let (title, caption) = match (&verdict, reply.error()) {
         (Some(v), None) => (
-            "6. B checks the ticket and finishes".to_owned(),
+            match &harm {
+                None => "6. B checks the ticket and finishes".to_owned(),
+                Some(_) => "6. B checks the ticket and does harm".to_owned(),
+            },
             format!(
-                "B checks the ticket: {}. It takes the pending work from the ticket and answers \"{}\". Neither replica stored a thing between the two calls.",
+                "B checks the ticket: {}. It takes the pending work from the ticket and answers \"{}\".{} Neither replica stored a thing between the two calls.",
                 check_sentence(v),
-                reply.result().and_then(|r| r.pointer("/content/0/text")).and_then(Value::as_str).unwrap_or("")
+                reply.result().and_then(|r| r.pointer("/content/0/text")).and_then(Value::as_str).unwrap_or(""),
+                harm.as_ref().map(|h| format!(" Harm done: {}.", h.what_went_wrong)).unwrap_or_default()
             ),
         ),
         (Some(v), Some(e)) => (
@@ -236,7 +273,9 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         (None, _) => ("6. B answers".to_owned(), "B answered without checking a ticket.".to_owned()),
     };
     w.step(title, caption, Actor::ReplicaB);
-    w.finish()
+    let mut t = w.finish();
+    t.harm = harm;
+    t
 }
 
 #[cfg(test)]
@@ -372,6 +411,48 @@ mod tests {
             t.outcome(),
             Some(Ok("deployed to prod, release 2026.11.30-2"))
         );
+        // Harm, not a success: bob confirmed staging.
+        let harm = t.harm.as_ref().unwrap();
+        assert_eq!(harm.kind, crate::setup::HarmKind::Unconfirmed);
+        assert_eq!(t.steps[5].title, "6. B checks the ticket and does harm");
+        assert!(t.steps[5]
+            .caption
+            .contains("Harm done: bob confirmed a deploy to staging, not to prod"));
+        assert_eq!(round_trip(Knobs::default(), Ending::Honest).harm, None);
+        // The caption says the check was off, never that every check passed.
+        let last = &t.steps[5].caption;
+        assert!(!last.contains("every check passed"), "{last}");
+        assert!(
+            last.contains("no check refused it, because its signature check is off"),
+            "{last}"
+        );
+    }
+
+    #[test]
+    fn a_signed_ticket_is_signed_and_only_a_sealed_one_is_sealed() {
+        let signed = round_trip(Knobs::default(), Ending::Honest);
+        for s in &signed.steps {
+            let text = format!("{} {}", s.title, s.caption).to_lowercase();
+            assert!(!text.contains("seal"), "{text}");
+        }
+        assert_eq!(
+            signed.steps[1].title,
+            "2. A asks, signs its work into a ticket, and forgets"
+        );
+        let sealed = round_trip(
+            Knobs {
+                seal: Seal::Sealed,
+                ..Knobs::default()
+            },
+            Ending::Honest,
+        );
+        assert_eq!(
+            sealed.steps[1].title,
+            "2. A asks, seals its work into a ticket, and forgets"
+        );
+        assert!(sealed.steps[1]
+            .caption
+            .contains("sealed into the requestState ticket"));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::actor::Replica;
 use crate::knobs::Knobs;
 use crate::scenario::tamper;
-use crate::setup::{alice, bob, judge, mint, with_env, with_id, with_ticket, Outcome};
+use crate::setup::{alice, bob, judge, mint, with_env, with_id, with_ticket, Flow, Harm, Outcome};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RowKind {
@@ -81,9 +81,23 @@ pub struct Row {
     pub response: Value,
     pub verdict: Verdict,
     pub outcome: Outcome,
+    /// What went wrong, when the row did work bob never confirmed (a second deploy counts).
+    pub harm: Option<Harm>,
     pub answer: String,
     /// The reason the server logged (never sent).
     pub detail: Option<String>,
+}
+
+impl Row {
+    /// The row's class: `ok`, `harm` or `refused` (a repeated question counts as refused:
+    /// nothing was done).
+    pub fn tone(&self) -> &'static str {
+        match (self.outcome.completed(), &self.harm) {
+            (true, None) => "ok",
+            (true, Some(_)) => "harm",
+            (false, _) => "refused",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -97,6 +111,8 @@ pub struct Timeline {
 pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
     let m = mint(knobs)?;
     let mut w = m.world;
+    // Every row is sent on bob's one confirmation: a second deploy is harm.
+    let mut flow = Flow::of(&m.claims);
     let mut rows = Vec::new();
     for (kind, at_s) in RowKind::ALL.into_iter().zip(times) {
         let (who, id, msg, sent): (Principal, i64, Value, String) = match kind {
@@ -142,7 +158,7 @@ pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
         };
         // Each retry is a request of its own, with an id of its own.
         let msg = with_id(&msg, id);
-        let j = judge(&mut w, kind.replica(), &who, at_s, &msg);
+        let j = judge(&mut w, &mut flow, kind.replica(), &who, at_s, &msg);
         rows.push(Row {
             kind,
             at_s,
@@ -154,6 +170,7 @@ pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
             response: j.response,
             verdict: j.verdict,
             outcome: j.outcome,
+            harm: j.harm,
             answer: j.answer,
             detail: j.detail,
         });
@@ -169,6 +186,7 @@ pub fn timeline(knobs: Knobs, times: [u64; 6]) -> Option<Timeline> {
 mod tests {
     use super::*;
     use crate::knobs::StoreMode;
+    use crate::setup::HarmKind;
 
     fn symbols(knobs: Knobs, times: [u64; 6]) -> Vec<String> {
         timeline(knobs, times)
@@ -248,14 +266,52 @@ mod tests {
         knobs.policy_b.expiry = false;
         knobs.policy_b.principal = false;
         let t = timeline(knobs, default_times()).unwrap();
+        // It deploys for alice, and late: harm, never a success.
         assert_eq!(
             t.rows[2].answer,
-            "Accepted: deployed to staging, release 2026.11.30-2."
+            "Harm done: deployed to staging, release 2026.11.30-2. The ticket was bob's, and alice, who confirmed nothing, got the deploy: B let it through because its principal check is off."
         );
-        assert_eq!(
-            t.rows[3].answer,
-            "Accepted: deployed to staging, release 2026.11.30-2."
-        );
+        assert_eq!(t.rows[2].harm.as_ref().unwrap().kind, HarmKind::OtherCaller);
+        assert_eq!(t.rows[3].harm.as_ref().unwrap().kind, HarmKind::Late);
+        assert!(t.rows[3]
+            .answer
+            .starts_with("Harm done: deployed to staging"));
+        assert_eq!(t.rows[2].tone(), "harm");
         assert_eq!(crate::checks::symbols(&t.rows[1].verdict), "✗○○––");
+    }
+
+    #[test]
+    fn the_second_send_deploys_again_and_is_harm_unless_single_use_refuses_it() {
+        let t = timeline(Knobs::default(), default_times()).unwrap();
+        let tones: Vec<&str> = t.rows.iter().map(Row::tone).collect();
+        assert_eq!(
+            tones,
+            ["ok", "refused", "refused", "refused", "refused", "harm"]
+        );
+        let h = t.rows[5].harm.as_ref().unwrap();
+        assert_eq!(h.kind, HarmKind::Again);
+        assert!(
+            h.what_went_wrong.contains("single use is off"),
+            "{}",
+            h.what_went_wrong
+        );
+        let single = Knobs {
+            single_use: true,
+            ..Knobs::default()
+        };
+        let t = timeline(single, default_times()).unwrap();
+        assert_eq!(t.rows[5].tone(), "refused");
+        // A memory per replica: A never saw B's redemption.
+        let per_replica = Knobs {
+            store: StoreMode::PerReplica,
+            ..single
+        };
+        let t = timeline(per_replica, default_times()).unwrap();
+        let h = t.rows[5].harm.as_ref().unwrap();
+        assert!(
+            h.what_went_wrong.contains("never saw the first redemption"),
+            "{}",
+            h.what_went_wrong
+        );
     }
 }

@@ -111,6 +111,10 @@ pub struct Trace {
     pub steps: Vec<Step>,
     /// The bearer token the client's requests carry (on HTTP: who is calling, the principal).
     pub bearer: Option<String>,
+    /// How the replicas of this run protect their tickets: what the signature check is asked.
+    pub seal: mrtr_core::ticket::Seal,
+    /// What went wrong, when the story ends in work the user never confirmed.
+    pub harm: Option<crate::setup::Harm>,
 }
 
 fn first_verdict(events: &[Event]) -> Option<&Verdict> {

@@ -79,7 +79,10 @@ impl World {
             rng: SeededEntropy::new(knobs.seed),
             replicas: [a, b],
             client: Client::new(caps, "mrtr-lab-client", "1.0.0").with_first_id(2),
-            trace: Trace::default(),
+            trace: Trace {
+                seal: knobs.seal,
+                ..Trace::default()
+            },
             step_start: 0,
         }
     }

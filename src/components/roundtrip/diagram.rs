@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use mrtr_world::geometry::{Layout, CHECK_ROW};
 use mrtr_world::Actor;
 
-use crate::state::stage::{kind_class, px, Frame, EDGES};
+use crate::state::stage::{px, Frame, EDGES};
 
 /// The actors in the order the diagram draws them.
 pub const ACTORS: [Actor; 5] = [
@@ -94,8 +94,8 @@ pub fn Diagram(layout: Layout, frame: Memo<Frame>) -> impl IntoView {
                     </g>
                 }
             })}
-            {move || frame.with(|f| f.message.clone()).map(|(x, y, kind, label)| view! {
-                <g class=kind_class(kind) data-testid="message">
+            {move || frame.with(|f| f.message.clone().map(|m| { let class = f.message_class(m.2); (m, class) })).map(|((x, y, _, label), class)| view! {
+                <g class=class data-testid="message">
                     <circle cx=px(x) cy=px(y - 34.0) r="9"/>
                     <text x=px(x) y=px(y - 50.0) text-anchor="middle">{label}</text>
                 </g>

@@ -186,7 +186,7 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
                     <Show when=move || help_open.get()>
                         <Help help_open=help_open/>
                     </Show>
-                    {move || verdict.get().map(|v| view! { <CheckList verdict=v by="Replica B"/> })}
+                    {move || verdict.get().map(|v| view! { <CheckList verdict=v seal=trace.with(|t| t.seal) by="Replica B" harm=trace.with(|t| t.harm.clone())/> })}
                 </div>
                 // The wire log a task after the diagram.
                 <Show when=move || later.get()>

@@ -60,7 +60,7 @@ impl Row {
     /// Why the row exists: the check's own question and what it stops, or the rule.
     pub fn why(&self) -> String {
         match self.guard {
-            Guard::Check(c) => format!("{}: stops {}.", c.question(), c.stops()),
+            Guard::Check(c) => format!("{}: stops {}.", c.question_any(), c.stops()),
             Guard::Encoding => "Strict decoding: one ticket, one spelling, so an edit can never slip through as a variant of the same bytes.".into(),
             Guard::Protocol => match self.id {
                 "honest" => "The baseline: the retry with the answer and the ticket, unchanged, finishes the work. Without it nothing else can be judged.".into(),
