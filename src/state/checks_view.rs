@@ -30,7 +30,7 @@ pub fn check_rows(verdict: &Verdict, seal: Seal) -> Vec<CheckRow> {
             reason: match &o.status {
                 Status::Failed(r) => Some(reason(r)),
                 Status::Unanswered { keys } => Some(format!(
-                    "no answer for {}; not a refusal: the server asks again",
+                    "no answer of the kind asked for {}; not a refusal: the server asks again",
                     keys.join(", ")
                 )),
                 _ => None,
@@ -43,7 +43,7 @@ pub fn check_rows(verdict: &Verdict, seal: Seal) -> Vec<CheckRow> {
 pub fn headline(verdict: &Verdict) -> String {
     match (verdict.first_failure(), verdict.unanswered()) {
         (Some((c, _)), _) => format!("Refused at the {} check", c.id()),
-        (None, Some(_)) => "Asked again: the retry carried no answer".into(),
+        (None, Some(_)) => "Asked again: no answer of the kind asked".into(),
         (None, None) => "Accepted".into(),
     }
 }
@@ -140,7 +140,7 @@ mod tests {
         let o = mrtr_world::misuse::play(Knobs::default(), mrtr_world::misuse::Move::WithoutAnswer)
             .unwrap();
         let v = &o.attempts[0].verdict;
-        assert_eq!(headline(v), "Asked again: the retry carried no answer");
+        assert_eq!(headline(v), "Asked again: no answer of the kind asked");
         assert_eq!(tone(v), "asked");
         let answer = check_rows(v, Seal::Signed)
             .into_iter()

@@ -372,7 +372,7 @@ pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value, seal
     match outcome {
         Outcome::Completed(text) => format!("Accepted: {text}."),
         Outcome::AskedAgain => {
-            "Asked again: the retry did not carry the answer, so the server repeats its question."
+            "Asked again: the retry did not carry an answer of the kind asked, so the server repeats its question."
                 .into()
         }
         Outcome::Refused { .. } => match verdict.first_failure() {
