@@ -1,6 +1,7 @@
 //! A verdict as rows the page shows: symbol and word (never colour alone), and the reason.
 
-use mrtr_core::checks::{Check, Status};
+use mrtr_core::checks::{Check, Refusal, Status};
+use mrtr_core::ticket::OpenError;
 use mrtr_core::ticket::Seal;
 use mrtr_core::Verdict;
 use mrtr_world::checks::{reason, CheckWords, StatusWords};
@@ -24,7 +25,7 @@ pub fn check_rows(verdict: &Verdict, seal: Seal) -> Vec<CheckRow> {
         .filter(|o| o.check != Check::SingleUse || o.status != Status::Off)
         .map(|o| CheckRow {
             id: o.check.id(),
-            question: o.check.question(seal),
+            question: question(o.check, &o.status, seal),
             symbol: o.status.symbol(),
             word: o.status.word(),
             reason: match &o.status {
@@ -37,6 +38,23 @@ pub fn check_rows(verdict: &Verdict, seal: Seal) -> Vec<CheckRow> {
             },
         })
         .collect()
+}
+
+/// What the row asks. A string that is not a ticket at all fails before any signature is
+/// compared (and whether or not the signature check is on): it is asked whether it reads as a
+/// ticket, so the row never says a signature failed to match when none was compared.
+fn question(check: Check, status: &Status, seal: Seal) -> &'static str {
+    match (check, status) {
+        (Check::Signature, Status::Failed(Refusal::Unopened(e)))
+            if !matches!(
+                e,
+                OpenError::BadMac | OpenError::UnknownKey(_) | OpenError::CannotDecrypt
+            ) =>
+        {
+            "Reads as a ticket"
+        }
+        _ => check.question(seal),
+    }
 }
 
 /// "Accepted", "Asked again" or "Refused at the … check".
@@ -132,6 +150,35 @@ mod tests {
         assert_eq!(
             judged(honest.verdict().unwrap(), honest.harm.as_ref()),
             ("Accepted".to_owned(), "ok")
+        );
+    }
+
+    #[test]
+    fn a_string_that_is_no_ticket_is_never_said_to_fail_the_signature() {
+        use mrtr_world::inspect::inspect;
+        for signature_on in [true, false] {
+            let mut k = Knobs::default();
+            k.policy_b.signature = signature_on;
+            let i = inspect(k, "not a ticket", 8).unwrap();
+            let row = check_rows(&i.verdict, Seal::Signed).remove(0);
+            assert_eq!(
+                (row.id, row.question, row.word),
+                ("signature", "Reads as a ticket", "failed")
+            );
+        }
+        // An edit that reads but does not match is a signature that fails to match.
+        let i = inspect(
+            Knobs::default(),
+            &mrtr_world::scenario::tamper(
+                &mrtr_world::inspect::minted_ticket(Knobs::default()).unwrap(),
+            )
+            .0,
+            8,
+        )
+        .unwrap();
+        assert_eq!(
+            check_rows(&i.verdict, Seal::Signed)[0].question,
+            "Signature matches"
         );
     }
 
