@@ -16,10 +16,44 @@ fn page_base() -> String {
         .unwrap_or_default()
 }
 
+/// Sizes a preview to the height its embed posts, as the snippet's script does on a docs
+/// page, so the preview shows the whole widget.
+fn size_previews(e: web_sys::MessageEvent) {
+    use wasm_bindgen::JsCast;
+    let data = e.data();
+    let field = |k: &str| js_sys::Reflect::get(&data, &k.into()).ok();
+    if field("type").and_then(|t| t.as_string()).as_deref() != Some("mrtr-lab:height") {
+        return;
+    }
+    let Some(height) = field("height").and_then(|h| h.as_f64()) else {
+        return;
+    };
+    let Some(source) = e.source() else { return };
+    let Ok(frames) = document().query_selector_all("iframe.preview") else {
+        return;
+    };
+    for i in 0..frames.length() {
+        let Some(f) = frames
+            .get(i)
+            .and_then(|n| n.dyn_into::<web_sys::HtmlIFrameElement>().ok())
+        else {
+            continue;
+        };
+        if f.content_window()
+            .is_some_and(|w| js_sys::Object::is(&w, &source))
+        {
+            let h = format!("height: {}px", height.clamp(100.0, 20_000.0));
+            let _ = web_sys::Element::set_attribute(&f, "style", &h);
+        }
+    }
+}
+
 /// For docs writers: each widget's iframe snippet, and a preview on demand.
 #[component]
 pub fn EmbedDocs() -> impl IntoView {
     let base = page_base();
+    let listener = window_event_listener(leptos::ev::message, size_previews);
+    on_cleanup(move || listener.remove());
     view! {
         <div class="embed-docs-body">
             <ul class="embeds">

@@ -29,6 +29,8 @@ impl Theme {
 pub struct Query {
     pub embed: Option<Widget>,
     pub theme: Option<Theme>,
+    /// `&compact=1`: the wire log folded and the extras (hints, settings) hidden.
+    pub compact: bool,
     /// What could not be read, said on the page.
     pub notes: Vec<String>,
 }
@@ -50,6 +52,11 @@ pub fn parse_query(search: &str) -> Query {
                     .notes
                     .push(format!("there is no widget called {v:?} to embed")),
             },
+            "compact" => match v {
+                "1" => q.compact = true,
+                "0" => q.compact = false,
+                _ => q.notes.push(format!("compact={v:?} is not 1 or 0")),
+            },
             "theme" => match Theme::from_id(v) {
                 Some(t) => q.theme = Some(t),
                 None => q.notes.push(format!("theme={v:?} is not light or dark")),
@@ -65,8 +72,7 @@ pub fn widget_title(w: Widget) -> &'static str {
     match w {
         Widget::RoundTrip => "MRTR Lab: one deploy, two replicas",
         Widget::Ticket => "MRTR Lab: inside the ticket",
-        Widget::Timeline => "MRTR Lab: the ticket against the clock",
-        Widget::Misuse => "MRTR Lab: misuse the ticket",
+        Widget::Bench => "MRTR Lab: the attack bench",
         Widget::Raw => "MRTR Lab: run it raw",
         Widget::Code => "MRTR Lab: read the code",
         Widget::Rules => "MRTR Lab: who may ask for what",
@@ -94,8 +100,14 @@ mod tests {
         let q = parse_query("?embed=timeline&theme=dark&utm=x");
         assert_eq!(
             (q.embed, q.theme, q.notes.len()),
-            (Some(Widget::Timeline), Some(Theme::Dark), 0)
+            (Some(Widget::Bench), Some(Theme::Dark), 0)
         );
+        let q = parse_query("?embed=misuse&compact=1");
+        assert_eq!(
+            (q.embed, q.compact, q.notes.len()),
+            (Some(Widget::Bench), true, 0)
+        );
+        assert_eq!(parse_query("?compact=yes").notes.len(), 1);
         let q = parse_query("?embed=nope&theme=pink");
         assert_eq!((q.embed, q.theme, q.notes.len()), (None, None, 2));
         assert_eq!(parse_query(&"a".repeat(600)).notes.len(), 1);
