@@ -2,7 +2,7 @@
 // widget, from a fixed seed, so any failure reproduces. Returns what it did and saw.
 const FRAGMENTS = [
   'w=roundtrip&step=3', 'w=roundtrip&end=tampered&step=5&speed=4', 'w=ticket&offb=signature', 'w=ticket&seal=aead&at=300',
-  'w=timeline&single=1&store=replica', 'w=timeline&ttl=10&times=1,2,3,4,5,6', 'w=misuse&move=forge&predict=1', 'w=raw&chg=1&nosig=1&lane=stateless',
+  'w=bench&single=1&store=replica', 'w=timeline&ttl=10&times=1,2,3,4,5,6', 'w=bench&move=forge&predict=0', 'w=misuse&move=twice', 'w=raw&chg=1&nosig=1&lane=stateless',
   'w=rules&method=prompts/get&caps=sampling', 'w=quiz', 'w=nope&step=zz', '%%%', 'ticket=v1.%FF', 'times=9,9',
 ];
 const KEYS = ['Space', 'ArrowLeft', 'ArrowRight', 'Home', 'Tab', 'Shift+Tab', 'Escape', '?', 'Enter', 'k', 'j', 'l'];

@@ -9,7 +9,7 @@ fs.mkdirSync(out, { recursive: true });
 const site = await serve();
 const browser = await launch();
 try {
-  const states = { start: '', end: '#w=roundtrip&step=5', tampered: '#w=roundtrip&end=tampered&step=5', misuse: '#w=misuse&move=alice' };
+  const states = { start: '', end: '#w=roundtrip&step=5', tampered: '#w=roundtrip&end=tampered&step=5', bench: '#w=bench&move=alice&predict=0' };
   for (const [name, hash] of Object.entries(states)) for (const width of [1280, 375]) {
     for (const colorScheme of ['light', 'dark']) {
       const { page, context, problems } = await open(browser, site, { colorScheme, viewport: { width, height: 900 }, path: hash });

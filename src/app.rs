@@ -10,8 +10,8 @@ use wasm_bindgen::JsCast;
 use crate::components::page_link::{location_hash, location_search, page_link, scroll_to};
 use crate::components::theme::{self, ThemeToggle};
 use crate::components::{
-    AuditCard, EmbedDocs, LinkNotes, MisuseTicket, Quiz, ReadTheCode, RoundTrip, RulesExplorer,
-    RunItRaw, TicketInspector, TicketTimeline,
+    AttackBench, AuditCard, EmbedDocs, LinkNotes, Quiz, ReadTheCode, RoundTrip, RulesExplorer,
+    RunItRaw, TicketInspector,
 };
 use crate::state::embed::parse_query;
 use crate::state::link::{Link, Widget};
@@ -45,8 +45,7 @@ fn view_for(id: &str, link: RwSignal<Link>) -> AnyView {
     match Widget::from_id(id) {
         Some(Widget::RoundTrip) => view! { <RoundTrip link=link/> }.into_any(),
         Some(Widget::Ticket) => view! { <TicketInspector link=link/> }.into_any(),
-        Some(Widget::Timeline) => view! { <TicketTimeline link=link/> }.into_any(),
-        Some(Widget::Misuse) => view! { <MisuseTicket link=link/> }.into_any(),
+        Some(Widget::Bench) => view! { <AttackBench link=link/> }.into_any(),
         Some(Widget::Raw) => view! { <RunItRaw link=link/> }.into_any(),
         Some(Widget::Code) => view! { <ReadTheCode link=link/> }.into_any(),
         Some(Widget::Rules) => view! { <RulesExplorer link=link/> }.into_any(),
@@ -185,6 +184,7 @@ pub fn start() {
         Some(w) => {
             // One widget alone (index.html hid the rest before the first paint).
             page.mount(w.id());
+            embed_glossary(w);
             mark_ready();
             post_height(w);
         }
@@ -240,6 +240,58 @@ fn open_details() {
             }
         }
     }
+}
+
+/// An embed carries the definitions of the words its widget uses: copies of the page's own
+/// (`dl.words`), so each definition is written once.
+fn embed_glossary(w: Widget) {
+    let doc = document();
+    let (Some(aside), Ok(dts)) = (
+        mount_point("glossary"),
+        doc.query_selector_all("dl.words > dt"),
+    ) else {
+        return;
+    };
+    let Ok(dl) = doc.create_element("dl") else {
+        return;
+    };
+    dl.set_class_name("words");
+    for term in crate::state::glossary::terms(w) {
+        for i in 0..dts.length() {
+            let Some(dt) = dts
+                .get(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            else {
+                continue;
+            };
+            if dt.text_content().as_deref() != Some(*term) {
+                continue;
+            }
+            if let Some(dd) = dt.next_element_sibling() {
+                for e in [dt, dd] {
+                    if let Ok(copy) = e.clone_node_with_deep(true) {
+                        // A copy's ids would clash with the hidden originals'.
+                        if let Ok(copy) = copy.dyn_into::<web_sys::Element>() {
+                            copy.remove_attribute("id").ok();
+                            if let Ok(inner) = copy.query_selector_all("[id]") {
+                                for j in 0..inner.length() {
+                                    if let Some(x) = inner
+                                        .get(j)
+                                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                                    {
+                                        x.remove_attribute("id").ok();
+                                    }
+                                }
+                            }
+                            let _ = dl.append_child(&copy);
+                        }
+                    }
+                }
+            }
+            break;
+        }
+    }
+    let _ = aside.append_child(&dl);
 }
 
 /// Tells the embedding page how tall this document is, whenever that changes.

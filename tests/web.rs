@@ -5,8 +5,7 @@
 
 use leptos::prelude::*;
 use mrtr_lab::components::{
-    AuditCard, MisuseTicket, Quiz, ReadTheCode, RoundTrip, RulesExplorer, RunItRaw,
-    TicketInspector, TicketTimeline,
+    AttackBench, AuditCard, Quiz, ReadTheCode, RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
 };
 use mrtr_lab::state::link::Link;
 use wasm_bindgen::JsCast;
@@ -143,32 +142,56 @@ async fn the_inspector_judges_an_edited_ticket() {
 }
 
 #[wasm_bindgen_test]
-async fn the_timeline_refuses_the_second_redemption_with_single_use() {
-    let (root, link) = mount(
-        Link::default(),
-        |link| view! { <TicketTimeline link=link/> },
-    );
+async fn the_bench_refuses_the_second_redemption_with_single_use() {
+    let link = Link {
+        predict: false,
+        mv: Some(mrtr_world::misuse::Move::SendTwice),
+        ..Link::default()
+    };
+    let (root, link) = mount(link, |link| view! { <AttackBench link=link/> });
     settle().await;
     // Without single use the second send deploys again: harm, never drawn as accepted.
-    let second = text_of(&root, "[data-testid=answer-5]");
+    let answers = root
+        .query_selector_all("[data-testid=misuse-answer]")
+        .unwrap();
+    let second = answers.item(1).unwrap().text_content().unwrap();
     assert!(
         second.contains("Harm done") && !second.starts_with("Accepted"),
         "{second}"
     );
+    assert!(text_of(&root, "[data-testid=chip-twice]").contains("Harm done"));
     find(&root, "[data-testid=single-use]").click();
     settle().await;
     assert!(link.get_untracked().knobs.single_use);
-    assert!(text_of(&root, "[data-testid=answer-5]").contains("Single use: not redeemed before"));
+    let answers = root
+        .query_selector_all("[data-testid=misuse-answer]")
+        .unwrap();
+    let second = answers.item(1).unwrap().text_content().unwrap();
+    assert!(
+        second.contains("Single use: not redeemed before"),
+        "{second}"
+    );
 }
 
 #[wasm_bindgen_test]
-async fn the_misuse_widget_plays_a_move_against_replica_b() {
-    let (root, link) = mount(Link::default(), |link| view! { <MisuseTicket link=link/> });
+async fn the_bench_asks_for_a_prediction_first_and_says_why() {
+    let (root, link) = mount(Link::default(), |link| view! { <AttackBench link=link/> });
     settle().await;
+    // Until predicted, no outcome shows, on the chip or the clock.
+    assert_eq!(text_of(&root, "[data-testid=chip-alice]").trim(), "?");
     find(&root, "[data-testid=move-alice]").click();
     settle().await;
-    assert!(text_of(&root, "[data-testid=misuse-answer]").contains("Principal is this caller"));
     assert_eq!(link.get_untracked().mv.map(|m| m.id()), Some("alice"));
+    assert!(text_of(&root, "[data-testid=misuse-answer]").is_empty());
+    find(&root, "[data-testid=prediction] input[value=deploys]").click();
+    settle().await;
+    find(&root, "[data-testid=reveal]").click();
+    settle().await;
+    let feedback = text_of(&root, "[data-testid=prediction-feedback]");
+    assert!(feedback.starts_with("Not this time."), "{feedback}");
+    assert!(feedback.contains("Why: Refused"), "{feedback}");
+    assert!(text_of(&root, "[data-testid=misuse-answer]").contains("Principal is this caller"));
+    assert!(text_of(&root, "[data-testid=chip-alice]").contains("Stopped by the principal"));
 }
 
 #[wasm_bindgen_test]
@@ -262,7 +285,7 @@ async fn the_audit_card_reads_a_pasted_report_as_text() {
         find(&root, "[data-row=other-token] a.see")
             .get_attribute("href")
             .as_deref(),
-        Some("#w=misuse&move=alice")
+        Some("#w=bench&move=alice&predict=0")
     );
 }
 

@@ -18,8 +18,10 @@ test('audit: the sample is a weak server audited here, and a failing row links t
   assert.deepEqual(await failed(page), ['other-token', 'no-token', 'expired', 'renewal']);
   assert.match(page.url(), /w=audit.*sample=1/);
   await page.locator('.audit-row[data-row=other-token] a.see').click();
-  await page.getByTestId('misuse').waitFor();
-  assert.match(page.url(), /w=misuse&.*move=alice/);
+  await page.getByTestId('bench').waitFor();
+  assert.match(page.url(), /w=bench&.*move=alice/);
+  // The evidence shows at once: a link from a report does not ask for a prediction.
+  assert.match(await page.getByTestId('misuse-answer').textContent(), /Principal is this caller/);
   assert.ok(await page.getByTestId('move-alice').isChecked());
   assert.deepEqual(problems, []);
   await context.close();
@@ -43,7 +45,7 @@ test('audit: a pasted or opened report is read here; a bad one gets a sentence',
   assert.deepEqual(await failed(page), ['substitution']);
   // The evidence is text, and the link is the lab's own.
   assert.equal(await page.locator('.audit-row img').count(), 0);
-  assert.equal(await page.locator('.audit-row[data-row=substitution] a.see').getAttribute('href'), '#w=misuse&move=onechar');
+  assert.equal(await page.locator('.audit-row[data-row=substitution] a.see').getAttribute('href'), '#w=bench&move=onechar&predict=0');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { serve, launch, open, waitForApp, waitForLater } from '../lib/harness.mjs';
 import { axeViolations } from '../lib/axe.mjs';
 
-const WIDGETS = ['roundtrip', 'ticket', 'timeline', 'misuse', 'raw', 'code', 'rules', 'quiz', 'audit'];
+const WIDGETS = ['roundtrip', 'ticket', 'bench', 'raw', 'code', 'rules', 'quiz', 'audit'];
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await site?.close(); });
@@ -47,6 +47,19 @@ test('each embed renders alone, honours the theme, and passes axe in light and d
   }
 });
 
+test('embeds and links of the two widgets the bench replaced open the bench', async () => {
+  for (const old of ['timeline', 'misuse']) {
+    const { page, context, problems } = await open(browser, site, { path: `?embed=${old}#w=${old}&move=alice&predict=0` });
+    await page.locator('#bench').waitFor();
+    await page.getByTestId('attempts').waitFor();
+    assert.equal(await page.locator('section.widget:visible').count(), 1, old);
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.embed), 'bench', old);
+    assert.match(await page.getByTestId('misuse-answer').textContent(), /Principal is this caller/, old);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
 test('an embed keeps ?embed= in its address while its link changes', async () => {
   const { page, context, problems } = await open(browser, site, { path: '?embed=roundtrip&theme=dark#w=roundtrip' });
   await page.getByTestId('forward').click();
@@ -67,7 +80,8 @@ test('an embed posts its height to the page around it', async () => {
   // The reserved space's height may come first; the widget's own follows when it has arrived.
   await page.waitForFunction(() => window.heights.some((h) => h.height > 300), null, { timeout: 15000 });
   const heights = await page.evaluate(() => window.heights);
-  assert.ok(heights.every((h) => h.widget === 'timeline'), JSON.stringify(heights));
+  // An embed of the old timeline is the bench.
+  assert.ok(heights.every((h) => h.widget === 'bench'), JSON.stringify(heights));
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -124,7 +138,7 @@ for (const width of [375, 640]) {
 }
 
 test('print: every folded section opens, and controls are hidden', async () => {
-  const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=alice' });
+  const { page, context, problems } = await open(browser, site, { path: '#w=bench&move=alice' });
   await waitForApp(page);
   await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
   assert.equal(await page.locator('details:not([open])').count(), 0);

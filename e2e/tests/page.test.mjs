@@ -23,9 +23,9 @@ test('the page reads before the wasm arrives, in the chosen theme, and the widge
   await page.goto(site.url);
   // Prose, headings and intros are there with no wasm at all.
   assert.match(await page.locator('.lede').textContent(), /input_required/);
-  assert.equal(await page.locator('main section h2').count(), 12);
+  assert.equal(await page.locator('main section h2').count(), 11);
   assert.match(await page.locator('#why').textContent(), /Principal.*bearer token/s);
-  assert.match(await page.locator('#misuse .intro').textContent(), /act as bob's client/);
+  assert.match(await page.locator('#bench .intro').textContent(), /act as bob's client/);
   assert.match(await page.locator('#roundtrip .starting').textContent(), /Starting the lab/);
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
   release();
@@ -75,9 +75,9 @@ test('a reader new to MCP meets host, client, server, tool and JSON-RPC defined 
 test('a widget mounts when the reader comes near it, before the page is idle', async () => {
   const { page, context, problems } = await open(browser, site);
   await waitForFirstScreen(page);
-  assert.equal(await page.locator('[data-mount=misuse] .misuse-body').count(), 0, 'not yet: far below');
-  await page.locator('#misuse').scrollIntoViewIfNeeded();
-  await page.locator('[data-mount=misuse] .misuse-body').waitFor({ timeout: 1000 });
+  assert.equal(await page.locator('[data-mount=bench] .bench-body').count(), 0, 'not yet: far below');
+  await page.locator('#bench').scrollIntoViewIfNeeded();
+  await page.locator('[data-mount=bench] .bench-body').waitFor({ timeout: 1000 });
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -86,8 +86,9 @@ test('a link to a widget below mounts it and lands on it', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=prod' });
   await waitForApp(page);
   assert.ok(await page.getByTestId('move-prod').isChecked());
-  const top = await page.locator('#misuse').evaluate((e) => e.getBoundingClientRect().top);
-  assert.ok(Math.abs(top) < 5, `the misuse widget is at the top of the view (${top})`);
+  // An old misuse link: it opens the bench, at the top of the view.
+  const top = await page.locator('#bench').evaluate((e) => e.getBoundingClientRect().top);
+  assert.ok(Math.abs(top) < 5, `the bench is at the top of the view (${top})`);
   // A link typed by hand lands on its widget too.
   await page.evaluate(() => { location.hash = 'w=rules'; });
   await page.waitForFunction(() => Math.abs(document.getElementById('rules').getBoundingClientRect().top) < 5, null, { timeout: 5000 });

@@ -201,23 +201,73 @@ test('at 375 px a key\'s note stays inside the message, and a ticket chip wraps 
   await context.close();
 });
 
-test('at 375 px, after a step, the caption and the step\'s message are on screen with the button', async () => {
-  const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip', viewport: { width: 375, height: 740 } });
+test('at 375 px the round trip reads caption, diagram, the step\'s message (open), verdict; the controls never cover the caption', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip&step=4', viewport: { width: 375, height: 740 } });
   await waitForApp(page);
-  // Read past the diagram: the controls stick to the top of the screen.
-  const forward = page.getByTestId('forward');
-  await page.evaluate(() => { const c = document.querySelector('[data-testid=caption]'); scrollBy(0, c.getBoundingClientRect().top - 120); });
-  for (let s = 1; s < 6; s++) {
-    await forward.click();
-    await page.waitForFunction((n) => document.querySelector('[data-testid=step-count]').textContent === `${n} / 6`, s + 1);
-    await page.waitForTimeout(100);
-    const seen = await page.evaluate(() => {
-      const inView = (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight && r.height > 0; };
-      const msg = document.querySelector('#roundtrip .message.current') ?? document.querySelector('#roundtrip .quiet-step');
-      return { caption: inView(document.querySelector('[data-testid=caption]')), message: inView(msg), button: inView(document.querySelector('[data-testid=forward]')) };
+  for (const step of [4, 5]) {
+    if (step === 5) await page.getByTestId('forward').click();
+    await page.waitForFunction((n) => document.querySelector('[data-testid=step-count]').textContent === `${n} / 6`, step + 1);
+    const tops = await page.evaluate(() => {
+      const top = (sel) => document.querySelector(sel)?.getBoundingClientRect().top ?? NaN;
+      const msg = document.querySelector('#roundtrip .message.current') ?? document.querySelector('#roundtrip .message.latest');
+      return { caption: top('[data-testid=caption]'), diagram: top('#roundtrip svg.diagram'), message: msg.getBoundingClientRect().top, open: getComputedStyle(msg.querySelector('pre.json')).display !== 'none', verdict: top('#roundtrip [data-testid=verdict]') };
     });
-    assert.deepEqual(seen, { caption: true, message: true, button: true }, `after step ${s + 1}`);
+    assert.ok(tops.caption < tops.diagram && tops.diagram < tops.message && tops.message < tops.verdict, `step ${step + 1}: ${JSON.stringify(tops)}`);
+    assert.ok(tops.open, `step ${step + 1}: the step's message is open`);
   }
+  // The controls stick to the bottom of the screen: with the caption at the top of the view,
+  // they are on screen and do not overlap it.
+  await page.evaluate(() => { const c = document.querySelector('[data-testid=caption]'); scrollBy(0, c.getBoundingClientRect().top - 10); });
+  const r = await page.evaluate(() => {
+    const box = (el) => el.getBoundingClientRect();
+    const c = box(document.querySelector('[data-testid=caption]'));
+    const k = box(document.querySelector('#roundtrip .controls'));
+    return { overlap: !(k.bottom <= c.top || k.top >= c.bottom), onScreen: k.top >= 0 && k.bottom <= innerHeight + 1 };
+  });
+  assert.deepEqual(r, { overlap: false, onScreen: true });
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+for (const width of [375, 1280]) {
+  test(`at ${width} px the wire's JSON breaks between tokens: no key and no date is split across lines`, async () => {
+    const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip&step=5', viewport: { width, height: 800 } });
+    await waitForApp(page);
+    await page.getByTestId('whole-messages').click();
+    const split = await page.evaluate(() => {
+      const out = [];
+      for (const f of document.querySelectorAll('#roundtrip .transcript .json .field')) if (f.getClientRects().length > 1) out.push(f.textContent);
+      const walk = document.createTreeWalker(document.querySelector('#roundtrip .transcript'), NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        for (const word of ['2026-07-28', 'requestState', 'inputResponses']) {
+          const i = n.textContent.indexOf(word);
+          if (i < 0) continue;
+          const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + word.length);
+          const lines = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
+          if (lines.size > 1) out.push(word);
+        }
+      }
+      return out;
+    });
+    assert.deepEqual(split, []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('an embedded round trip keeps one height across all its steps', async () => {
+  for (const width of [375, 800, 1280]) {
+    const { page, context, problems } = await open(browser, site, { path: '?embed=roundtrip#w=roundtrip', viewport: { width, height: 900 } });
+    await waitForApp(page);
+    const heights = [];
+    for (let s = 0; s < 6; s++) {
+      if (s > 0) await page.getByTestId('forward').click();
+      await page.waitForFunction((n) => document.querySelector('[data-testid=step-count]').textContent === `${n} / 6`, s + 1);
+      await page.waitForTimeout(50);
+      heights.push(await page.evaluate(() => document.documentElement.scrollHeight));
+    }
+    assert.equal(new Set(heights).size, 1, `${width} px: ${heights.join(', ')}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
 });

@@ -1,4 +1,4 @@
-// The ticket inspector, the timeline and "misuse the ticket", in the browser.
+// The ticket inspector and the attack bench, in the browser.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
@@ -8,8 +8,10 @@ before(async () => { site = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await site?.close(); });
 
 const verdictOf = (page) => page.getByTestId('ticket-verdict').textContent();
+/** The symbols of the checks on the open move's last request, e.g. '✓✓✗––'. */
+const lastChecks = (page) => page.getByTestId('attempts').locator('li.attempt').last().locator('li.check .symbol').evaluateAll((els) => els.map((e) => e.textContent.trim()).join(''));
 
-test('inspector: any edit of the ticket is refused at the signature, and time matters', async () => {
+test('inspector: any edit of the ticket is refused at the signature', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=ticket' });
   await waitForApp(page);
   assert.match(await verdictOf(page), /^Accepted/);
@@ -35,11 +37,10 @@ test('inspector: any edit of the ticket is refused at the signature, and time ma
   await input.fill('v1.eyJ2Ijox!');
   assert.match(await page.getByTestId('ticket-problem').textContent(), /character 12/);
 
-  // Back to bob's ticket, retried after it expired: moved with the keyboard.
+  // Back to bob's ticket. The inspector has no clock of its own (the bench has the clock).
   await page.getByText("Reset to bob's ticket").click();
-  await page.getByTestId('ticket-at').focus();
-  await page.keyboard.press('End');
-  assert.match(await verdictOf(page), /^Refused — expiry check/);
+  assert.match(await verdictOf(page), /^Accepted/);
+  assert.equal(await page.locator('#ticket input[type=range]').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -142,7 +143,7 @@ test('words: with B\'s signature check off, nothing says B refuses the edited ti
 });
 
 test('harm: a second deploy and an edit let through are drawn as harm, never as a green success', async () => {
-  const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=twice' });
+  const { page, context, problems } = await open(browser, site, { path: '#w=bench&move=twice&predict=0' });
   await waitForApp(page);
   const colour = (l) => l.evaluate((e) => getComputedStyle(e).color);
   const answers = page.getByTestId('attempts').getByTestId('misuse-answer');
@@ -162,11 +163,10 @@ test('harm: a second deploy and an edit let through are drawn as harm, never as 
   assert.doesNotMatch(await verdicts.nth(1).getAttribute('class'), /\bok\b/);
   assert.doesNotMatch(await verdicts.nth(1).textContent(), /Accepted/);
   assert.notEqual(await colour(verdicts.nth(1)), await colour(verdicts.nth(0)));
-  // The timeline on the same page: the honest retry sent again is harm too, row and marker.
-  const row = (i) => page.getByTestId('timeline-table').locator(`tr[data-row="${i}"]`);
-  assert.match(await row(0).getAttribute('class'), /\bok\b/);
-  assert.match(await row(5).getAttribute('class'), /\bharm\b/);
-  assert.match(await page.getByTestId('answer-5').textContent(), /Harm done/);
+  // Its row and its marker on the clock say harm too; the honest move's say deployed.
+  assert.match(await page.getByTestId('chip-twice').textContent(), /⚠ Harm done/);
+  assert.match(await page.getByTestId('chip-twice').getAttribute('class'), /\bharm\b/);
+  assert.match(await page.getByTestId('chip-honest').getAttribute('class'), /\bok\b/);
   assert.match(await page.getByTestId('time-5').locator('.dot').getAttribute('class'), /\bharm\b/);
   assert.match(await page.getByTestId('time-0').locator('.dot').getAttribute('class'), /\bok\b/);
 
@@ -190,24 +190,30 @@ test('harm: a second deploy and an edit let through are drawn as harm, never as 
   await context.close();
 });
 
-test('timeline: the lesson\'s table, and the clock moves rows', async () => {
-  const { page, context, problems } = await open(browser, site, { path: '#w=timeline' });
+test('bench: the lesson\'s table, and the clock moves the moves', async () => {
+  // An old timeline link opens the bench, its six times on the bench's first six moves.
+  const { page, context, problems } = await open(browser, site, { path: '#w=timeline&predict=0' });
   await waitForApp(page);
-  const row = (i) => page.getByTestId('timeline-table').locator(`tr[data-row="${i}"] td.check-cell`).evaluateAll((els) => els.map((e) => e.textContent.trim()[0]).join(''));
+  assert.match(page.url(), /w=bench/);
+  const row = async (move) => { await page.getByTestId(`move-${move}`).check(); return lastChecks(page); };
   const symbols = [];
-  for (let i = 0; i < 6; i++) symbols.push(await row(i));
+  for (const m of ['honest', 'edit', 'alice', 'wait', 'prod', 'twice']) symbols.push(await row(m));
   assert.deepEqual(symbols, ['✓✓✓✓✓', '✗––––', '✓✗–––', '✓✓✗––', '✓✓✓✗–', '✓✓✓✓✓']);
-  assert.match(await page.getByTestId('answer-0').textContent(), /Accepted: deployed to staging/);
+  await page.getByTestId('move-honest').check();
+  assert.match(await page.getByTestId('misuse-answer').textContent(), /Accepted: deployed to staging/);
   // Move the honest retry past the expiry with the keyboard: it leaves the scale for an arrow.
   await page.getByTestId('time-0').focus();
   await page.keyboard.press('End');
-  assert.equal(await row(0), '✓✓✗––');
+  assert.equal(await lastChecks(page), '✓✓✗––');
+  assert.match(await page.getByTestId('chip-honest').textContent(), /Stopped by the expiry/);
   assert.equal(await page.getByTestId('time-0').getAttribute('aria-valuenow'), '600');
   assert.match(await page.getByTestId('time-0').textContent(), /t = 600 s →/);
   await page.keyboard.press('Home');
-  assert.equal(await row(0), '✓✓✓✓✓');
+  assert.equal(await lastChecks(page), '✓✓✓✓✓');
   // Drag with the pointer: the late retry's marker, from its arrow back to mid-axis (90 s of
   // the 180 s the axis shows for a 120 s ticket), and it is accepted.
+  await page.getByTestId('move-wait').check();
+  await page.getByTestId('clock').scrollIntoViewIfNeeded();
   assert.match(await page.getByTestId('time-3').getAttribute('class'), /\boff\b/);
   const lane = await page.getByTestId('time-3').locator('..').boundingBox();
   const handle = await page.getByTestId('time-3').locator('.dot').boundingBox();
@@ -217,29 +223,33 @@ test('timeline: the lesson\'s table, and the clock moves rows', async () => {
   await page.mouse.move(lane.x + lane.width / 2, lane.y + lane.height / 2, { steps: 4 });
   await page.mouse.up();
   assert.equal(await page.getByTestId('time-3').getAttribute('aria-valuenow'), '90');
-  assert.equal(await row(3), '✓✓✓✓✓');
-  // The expiry is the valid band's end: drag it left of retry 3 (20 s) and row 3 is late.
+  assert.equal(await lastChecks(page), '✓✓✓✓✓');
+  // The expiry is the valid band's end: drag it left of the repeat (40 s) and the repeat is late.
+  await page.getByTestId('move-twice').check();
+  await page.getByTestId('clock').scrollIntoViewIfNeeded();
   const ttl = await page.getByTestId('ttl').boundingBox();
   await page.mouse.move(ttl.x + 3, ttl.y + ttl.height / 2);
   await page.mouse.down();
-  await page.mouse.move(lane.x + lane.width * 0.08, ttl.y + ttl.height / 2, { steps: 4 });
+  const lane2 = await page.getByTestId('time-3').locator('..').boundingBox();
+  await page.mouse.move(lane2.x + lane2.width * 0.08, ttl.y + ttl.height / 2, { steps: 4 });
   await page.mouse.up();
   assert.equal(await page.getByTestId('ttl').getAttribute('aria-valuenow'), '14');
-  assert.equal(await row(5), '✓✓✗––');
+  assert.equal(await lastChecks(page), '✓✓✗––');
   await page.getByTestId('ttl').focus();
   await page.keyboard.press('End');
   // Single use: the repeat is refused by a sixth check...
   await page.getByTestId('single-use').check();
-  assert.equal(await row(5), '✓✓✓✓✓✗');
-  // ...unless each replica keeps its own memory.
+  assert.equal(await lastChecks(page), '✓✓✓✓✓✗');
+  // ...unless each replica keeps its own memory (the repeat lands on A).
   await page.getByTestId('per-replica').check();
-  assert.equal(await row(5), '✓✓✓✓✓✓');
+  assert.equal(await lastChecks(page), '✓✓✓✓✓✓');
+  assert.match(await page.getByTestId('attempts').locator('li.attempt').last().textContent(), /Replica A checks/);
   assert.deepEqual(problems, []);
   await context.close();
 });
 
-test('timeline on a touch screen: a finger on a lane scrolls past it; only the marker drags', async () => {
-  const { page, context, problems } = await open(browser, site, { path: '#w=timeline', viewport: { width: 375, height: 800 }, hasTouch: true });
+test('bench on a touch screen: a finger on a lane scrolls past it; only the marker drags', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=bench', viewport: { width: 375, height: 800 }, hasTouch: true });
   await waitForApp(page);
   const marker = page.getByTestId('time-0');
   await marker.scrollIntoViewIfNeeded();
@@ -253,8 +263,8 @@ test('timeline on a touch screen: a finger on a lane scrolls past it; only the m
   await context.close();
 });
 
-test('misuse: every move meets the check the lesson says', async () => {
-  const { page, context, problems } = await open(browser, site, { path: '#w=misuse' });
+test('bench: every move meets the check the lesson says', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=bench&predict=0' });
   await waitForApp(page);
   const expected = { honest: null, edit: 'signature', alice: 'principal', wait: 'expiry', prod: 'request', twice: null, noanswer: null, onechar: 'signature', forge: 'signature', launder: null, renew: 'expiry' };
   for (const [move, check] of Object.entries(expected)) {
@@ -273,12 +283,12 @@ test('misuse: every move meets the check the lesson says', async () => {
   await context.close();
 });
 
-test('misuse: laundering deploys twice on a naive server and is refused by ours', async () => {
-  const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=launder' });
+test('bench: laundering deploys twice on a naive server and is refused by ours', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=bench&move=launder&predict=0' });
   await waitForApp(page);
   const deployed = async () => (await page.getByTestId('misuse-answer').allTextContents()).filter((t) => t.includes('deployed')).length;
   assert.match(await page.getByTestId('launder-note').textContent(), /Single use is off/);
-  await page.getByTestId('launder-single-use').check();
+  await page.getByTestId('single-use').check();
   assert.equal(await page.getByTestId('misuse-answer').count(), 2, 'no fresh ticket to redeem');
   assert.equal(await deployed(), 1);
   assert.equal(await page.getByTestId('attempts').locator('li.check.failed').last().getAttribute('data-check'), 'single-use');
@@ -290,8 +300,8 @@ test('misuse: laundering deploys twice on a naive server and is refused by ours'
   await context.close();
 });
 
-test('misuse: a renewal by a wrong-kind answer is asked again on the first deadline and refused after it', async () => {
-  const { page, context, problems } = await open(browser, site, { path: '#w=misuse&move=renew' });
+test('bench: a renewal by a wrong-kind answer is asked again on the first deadline and refused after it', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=bench&move=renew&predict=0' });
   await waitForApp(page);
   const attempts = page.getByTestId('attempts');
   assert.equal(await page.getByTestId('misuse-answer').count(), 2);
@@ -305,20 +315,34 @@ test('misuse: a renewal by a wrong-kind answer is asked again on the first deadl
   await context.close();
 });
 
-test('misuse: predict, then reveal, all by keyboard', async () => {
+test('bench: predicting is the default; a wrong guess is told why, all by keyboard', async () => {
+  // An old misuse link opens the bench.
   const { page, context, problems } = await open(browser, site, { path: '#w=misuse' });
   await waitForApp(page);
-  await page.getByTestId('predict').focus();
-  await page.keyboard.press('Space');
+  assert.equal(await page.getByTestId('predict').isChecked(), true);
+  // No outcome anywhere before a prediction: not on the chips, not on the clock.
+  assert.deepEqual([...new Set(await page.locator('.move-chip').allTextContents())], ['?']);
+  assert.deepEqual([...new Set(await page.getByTestId('clock').locator('.dot').evaluateAll((els) => els.map((e) => e.className)))], ['dot hidden']);
   await page.getByTestId('move-alice').focus();
   await page.keyboard.press('Space');
   assert.equal(await page.getByTestId('attempts').count(), 0, 'nothing shown before the reveal');
-  await page.getByTestId('prediction').getByLabel('Stopped by the principal').focus();
+  await page.getByTestId('prediction').getByLabel('It deploys').focus();
   await page.keyboard.press('Space');
   await page.getByTestId('reveal').focus();
   await page.keyboard.press('Enter');
-  assert.match(await page.getByTestId('prediction-feedback').textContent(), /You called it/);
+  const feedback = await page.getByTestId('prediction-feedback').textContent();
+  assert.match(feedback, /^Not this time\. The answer: Stopped by the principal\. Why: Refused: “Principal is this caller” failed/);
   assert.match(await page.getByTestId('misuse-answer').textContent(), /Principal is this caller/);
+  assert.match(await page.getByTestId('time-2').locator('.dot').getAttribute('class'), /\brefused\b/);
+  // A right guess, on the next move.
+  await page.getByTestId('move-edit').focus();
+  await page.keyboard.press('Space');
+  await page.getByTestId('prediction').getByLabel('Stopped by the signature').check();
+  await page.getByTestId('reveal').click();
+  assert.match(await page.getByTestId('prediction-feedback').textContent(), /^You called it\./);
+  // Other servers pose every question again.
+  await page.getByTestId('single-use').check();
+  assert.equal(await page.getByTestId('chip-alice').textContent(), '?');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -1,10 +1,10 @@
-//! The timeline's clock: one lane per retry, its numbered marker the handle you drag (or move
-//! with the arrow keys), and the ticket's valid band whose end, the expiry, is a handle too.
-//! A retry past the axis's end waits at an arrow with its time written out.
+//! The attack bench's clock: one lane per move, its numbered marker the handle you drag (or
+//! move with the arrow keys), and the ticket's valid band whose end, the expiry, is a handle
+//! too. A move past the axis's end waits at an arrow with its time written out.
 
 use leptos::ev::{KeyboardEvent, PointerEvent};
 use leptos::prelude::*;
-use mrtr_world::timeline::RowKind;
+use mrtr_world::misuse::Move;
 use wasm_bindgen::JsCast;
 
 use crate::state::clock_axis::{key_move, place, scale_for, time_at, Place, TTL_MAX, TTL_MIN};
@@ -35,7 +35,7 @@ fn set(link: RwSignal<Link>, h: Handle, t: u64) {
             Handle::Ttl => l.knobs.ttl_s = t,
             Handle::Retry(i) => l.times[i] = t,
         }
-        l.widget = Widget::Timeline;
+        l.widget = Widget::Bench;
     });
 }
 
@@ -57,7 +57,7 @@ fn track_x(ev: &PointerEvent) -> Option<(f64, f64)> {
 #[component]
 pub fn Clock(
     link: RwSignal<Link>,
-    /// Each retry's class, as the timeline's rows have it: `ok`, `harm` or `refused`.
+    /// Each move's class: `ok`, `harm`, `refused`, `asked`, or `hidden` until predicted.
     tones: Signal<Vec<&'static str>>,
 ) -> impl IntoView {
     let ttl = Memo::new(move |_| link.with(|l| l.knobs.ttl_s));
@@ -127,7 +127,7 @@ pub fn Clock(
                     {match h {
                         Handle::Ttl => view! { <span class="handle-text">{move || format!("expires at {} s", ttl.get())}</span> }.into_any(),
                         Handle::Retry(i) => view! {
-                            <span class=move || format!("dot {}", tones.with(|t| t.get(i).copied().unwrap_or("refused")))>{number.clone()}</span>
+                            <span class=move || format!("dot {}", tones.with(|t| t.get(i).copied().unwrap_or("hidden")))>{number.clone()}</span>
                             <span class="handle-text">{move || if off() { format!("t = {} s →", value(h)) } else { format!("{} s", value(h)) }}</span>
                         }.into_any(),
                     }}
@@ -137,13 +137,13 @@ pub fn Clock(
     };
     view! {
         <div class="clock" data-testid="clock">
-            <p class="hint">"Green: accepted; amber with ⚠: harm done, work bob never confirmed; red: refused. Keys: arrows move a marker 1 s, Page Up and Page Down 10 s."</p>
+            <p class="hint">"Each numbered marker is a move below, sent at its time: drag it, or focus it and use the arrows (1 s) or Page Up and Page Down (10 s). Green: deployed as bob asked; amber with ⚠: harm done, work bob never confirmed; red: refused; grey: asked again; ? until you predict it."</p>
             <div class="clock-tracks">
             <div class="clock-inner" style=move || format!("--ttl: {}", percent(place(ttl.get(), scale.get())))>
                 <div class="valid-band" aria-hidden="true"></div>
                 {lane(Handle::Ttl, "Ticket lifetime (TTL), in seconds".into(), "ttl".into())}
-                {RowKind::ALL.into_iter().enumerate().map(|(i, kind)| {
-                    lane(Handle::Retry(i), format!("Time of retry {}: {}", i + 1, kind.title()), format!("time-{i}"))
+                {Move::ALL.into_iter().enumerate().map(|(i, m)| {
+                    lane(Handle::Retry(i), format!("Time of move {}: {}", i + 1, m.label()), format!("time-{i}"))
                 }).collect_view()}
                 <div class="clock-scale" aria-hidden="true">
                     <span>"0 s: minted"</span>

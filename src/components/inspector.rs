@@ -7,7 +7,10 @@ use serde_json::Value;
 use super::knobs::ServerKnobs;
 use super::{from_next_task, CheckList};
 use crate::state::json_view::one_line;
-use crate::state::link::{Link, Widget, MAX_TIME_S};
+use crate::state::link::{Link, Widget};
+
+/// When B receives the inspector's retry, in seconds after the mint.
+const RETRY_AT_S: u64 = 8;
 
 /// A run of the ticket's characters that share a part and a field.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,8 +87,9 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
         link.with(|l| l.ticket.clone())
             .unwrap_or_else(|| bobs.get())
     });
-    let at = Memo::new(move |_| link.with(|l| l.at_s));
-    let inspection = Memo::new(move |_| inspect(knobs.get(), &text.get(), at.get()));
+    // The inspector's job is the ticket's bytes: its retry is sent at one time, 8 s after the
+    // mint (the clock is the attack bench's).
+    let inspection = Memo::new(move |_| inspect(knobs.get(), &text.get(), RETRY_AT_S));
     let hot = RwSignal::new(None::<String>);
     let later = from_next_task();
     // The decoded payload, when it is JSON: what the field editor starts from.
@@ -138,12 +142,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
             <div class="button-row">
                 <button type="button" on:click=move |_| set_ticket(None)>"Reset to bob's ticket"</button>
                 <button type="button" data-testid="edit-prod" on:click=move |_| set_ticket(Some(tamper(&bobs.get()).0))>"Edit it: staging → prod"</button>
-                <label class="at">"Retry at t = "
-                    <input type="range" min="0" max=MAX_TIME_S step="1" data-testid="ticket-at"
-                        prop:value=move || at.get().to_string()
-                        on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<u64>() { link.update(|l| { l.at_s = t.min(MAX_TIME_S); l.widget = Widget::Ticket; }); } }/>
-                    <output>{move || format!("{} s", at.get())}</output>
-                </label>
+                <span class="at">{format!("B receives the retry at t = {RETRY_AT_S} s")}</span>
             </div>
             {move || decoded.get().map(|claims| {
                 let text_of = |p: &str| claims.pointer(p).and_then(Value::as_str).unwrap_or("").to_owned();

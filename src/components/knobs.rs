@@ -14,29 +14,6 @@ fn set(link: RwSignal<Link>, widget: Widget, f: impl FnOnce(&mut Link)) {
     });
 }
 
-/// The laundering move's two settings: single use, and whether asking again is done the
-/// naive way (a brand-new ticket, the memory never asked).
-#[component]
-pub fn LaunderKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
-    view! {
-        <fieldset class="knobs" data-testid="launder-knobs">
-            <legend>"For this move"</legend>
-            <div class="knob-row">
-                <label class="toggle">
-                    <input type="checkbox" data-testid="launder-single-use" prop:checked=move || link.with(|l| l.knobs.single_use)
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.single_use = on); }/>
-                    "Single use: remember redeemed tickets"
-                </label>
-                <label class="toggle">
-                    <input type="checkbox" data-testid="naive-ask-again" prop:checked=move || link.with(|l| l.knobs.naive_ask_again)
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.naive_ask_again = on); }/>
-                    "Naive server: asking again mints a brand-new ticket without asking the memory"
-                </label>
-            </div>
-        </fieldset>
-    }
-}
-
 /// "Break it": what replica B checks, which key it holds, and how tickets are sealed.
 #[component]
 pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
@@ -90,13 +67,15 @@ pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
     }
 }
 
-/// The clock's knobs: single use, and where its memory lives (the lifetime is the clock's
-/// own handle).
+/// The bench's servers, in one place: single use, where its memory lives, and whether asking
+/// again is done the naive way (a brand-new ticket, the memory never asked). The lifetime is
+/// the clock's own handle.
 #[component]
-pub fn ClockKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
+pub fn BenchKnobs(link: RwSignal<Link>) -> impl IntoView {
+    let widget = Widget::Bench;
     view! {
-        <fieldset class="knobs" data-testid="clock-knobs">
-            <legend>"Single use"</legend>
+        <fieldset class="knobs" data-testid="bench-knobs">
+            <legend>"The servers' memory"</legend>
             <div class="knob-row">
                 <label class="toggle">
                     <input type="checkbox" data-testid="single-use" prop:checked=move || link.with(|l| l.knobs.single_use)
@@ -109,6 +88,11 @@ pub fn ClockKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
                         on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.store = if on { StoreMode::PerReplica } else { StoreMode::Shared }); }/>
                     "Each replica remembers only its own redemptions"
                 </label>
+                <label class="toggle">
+                    <input type="checkbox" data-testid="naive-ask-again" prop:checked=move || link.with(|l| l.knobs.naive_ask_again)
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.naive_ask_again = on); }/>
+                    "Naive server: asking again mints a brand-new ticket without asking the memory"
+                </label>
             </div>
             <Show when=move || link.with(|l| l.knobs.single_use)>
                 <p class="note" data-testid="store-note">{move || store_note(link.with(|l| l.knobs.store))}</p>
@@ -120,7 +104,7 @@ pub fn ClockKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
 /// What the memory of redemptions is in a real deployment, for the setting shown.
 fn store_note(store: StoreMode) -> &'static str {
     match store {
-        StoreMode::Shared => "Outside the lab, a memory both replicas share is a separate service. The lab's native server can keep it in Redis: a redemption is one atomic command, \u{201c}set this ticket id unless it is already set, and forget it when the ticket expires\u{201d} (SET NX EXAT), so when two replicas race on the same ticket exactly one of them wins. If that memory cannot be reached, the server refuses the redemption rather than risk a second one.",
+        StoreMode::Shared => "Outside the lab, a memory both replicas share is a separate service. The lab's native server can keep it in Redis: a redemption is one atomic command, \u{201c}set this ticket id unless it is already set, and forget it a minute after the ticket expires\u{201d} (SET NX PX), so when two replicas race on the same ticket exactly one of them wins. If that memory cannot be reached, the server refuses the redemption rather than risk a second one.",
         StoreMode::PerReplica => "This is a server that keeps its memory in its own process, as mrtr-server --single-use does without --redemption. Behind a load balancer, a repeat that lands on the other replica finds nothing there and is accepted.",
     }
 }

@@ -2,6 +2,7 @@
 //! none types one in.
 
 pub mod audit;
+pub mod bench;
 mod check_list;
 pub mod clock;
 pub mod code;
@@ -9,7 +10,6 @@ pub mod embed_docs;
 mod gloss;
 pub mod inspector;
 pub mod knobs;
-pub mod misuse;
 pub mod notes;
 pub mod page_link;
 pub mod quiz;
@@ -17,7 +17,6 @@ pub mod raw;
 pub mod roundtrip;
 pub mod rules;
 pub mod theme;
-pub mod timeline;
 
 /// True from the next task on: a widget draws the part below its first screen in a task of
 /// its own, so no one task builds all of it (the page's blocking time is the sum of the
@@ -35,15 +34,14 @@ pub fn from_next_task() -> leptos::prelude::ReadSignal<bool> {
 }
 
 pub use audit::AuditCard;
+pub use bench::AttackBench;
 pub use check_list::CheckList;
 pub use code::ReadTheCode;
 pub use embed_docs::EmbedDocs;
 pub use gloss::Gloss;
 pub use inspector::TicketInspector;
-pub use misuse::MisuseTicket;
 pub use notes::LinkNotes;
 pub use quiz::Quiz;
 pub use raw::RunItRaw;
 pub use roundtrip::RoundTrip;
 pub use rules::RulesExplorer;
-pub use timeline::TicketTimeline;

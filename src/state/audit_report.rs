@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(failed, ["other-token", "no-token", "expired", "renewal"]);
         assert!(!r.ok());
         let row = r.rows.iter().find(|x| x.id == "other-token").unwrap();
-        assert_eq!(row.href().as_deref(), Some("#w=misuse&move=alice"));
+        assert_eq!(row.href().as_deref(), Some("#w=bench&move=alice&predict=0"));
         assert_eq!(row.symbol(), "✗");
     }
 
@@ -199,7 +199,10 @@ mod tests {
             {"id":"other-token","status":"fail","evidence":"<img src=x>","shows":"javascript:alert(1)","title":"Forged"},
             {"id":"from-the-future","status":"fail","evidence":"?"}]}"#;
         let r = parse(text).unwrap();
-        assert_eq!(r.rows[0].href().as_deref(), Some("#w=misuse&move=alice"));
+        assert_eq!(
+            r.rows[0].href().as_deref(),
+            Some("#w=bench&move=alice&predict=0")
+        );
         assert_eq!(
             r.rows[0].row.unwrap().title,
             "Another caller's token cannot redeem the ticket"

@@ -7,10 +7,9 @@ use mrtr_core::checks::CheckPolicy;
 use mrtr_core::ticket::Seal;
 use mrtr_core::wire::ClientCapabilities;
 use mrtr_world::checks::switchable;
-use mrtr_world::misuse::Move;
+use mrtr_world::misuse::{default_times, Move};
 use mrtr_world::raw::Breakage;
 use mrtr_world::rules::METHODS;
-use mrtr_world::timeline::default_times;
 use mrtr_world::{Ending, Knobs, StoreMode};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
@@ -30,8 +29,8 @@ pub enum Widget {
     #[default]
     RoundTrip,
     Ticket,
-    Timeline,
-    Misuse,
+    /// The attack bench: every misuse of the ticket on one clock.
+    Bench,
     Raw,
     Code,
     Rules,
@@ -40,11 +39,10 @@ pub enum Widget {
 }
 
 impl Widget {
-    pub const ALL: [Widget; 9] = [
+    pub const ALL: [Widget; 8] = [
         Widget::RoundTrip,
         Widget::Ticket,
-        Widget::Timeline,
-        Widget::Misuse,
+        Widget::Bench,
         Widget::Raw,
         Widget::Code,
         Widget::Rules,
@@ -56,8 +54,7 @@ impl Widget {
         match self {
             Widget::RoundTrip => "roundtrip",
             Widget::Ticket => "ticket",
-            Widget::Timeline => "timeline",
-            Widget::Misuse => "misuse",
+            Widget::Bench => "bench",
             Widget::Raw => "raw",
             Widget::Code => "code",
             Widget::Rules => "rules",
@@ -66,8 +63,13 @@ impl Widget {
         }
     }
 
+    /// A widget by its name; the two the bench replaced open the bench, so old links and
+    /// embeds keep working.
     pub fn from_id(s: &str) -> Option<Widget> {
-        Widget::ALL.into_iter().find(|w| w.id() == s)
+        match s {
+            "timeline" | "misuse" => Some(Widget::Bench),
+            _ => Widget::ALL.into_iter().find(|w| w.id() == s),
+        }
     }
 }
 
@@ -81,12 +83,11 @@ pub struct Link {
     pub ending: Ending,
     pub step: usize,
     pub speed: f64,
-    // The inspector: a ticket typed by the reader (None: bob's own) and the retry's time.
+    // The inspector: a ticket typed by the reader (None: bob's own).
     pub ticket: Option<String>,
-    pub at_s: u64,
-    // The timeline: each row's time.
-    pub times: [u64; 6],
-    // Misuse: the chosen move, and whether the reader predicts before the reveal.
+    // The bench: when each move is sent (in `Move::ALL`'s order), the move opened, and
+    // whether the reader predicts before the reveal.
+    pub times: [u64; Move::ALL.len()],
     pub mv: Option<Move>,
     pub predict: bool,
     // Run it raw: what is broken, and which legacy transport.
@@ -126,8 +127,7 @@ pub fn default_caps() -> ClientCapabilities {
     }
 }
 
-pub const DEFAULT_AT_S: u64 = 8;
-/// The latest time a row or a retry can be moved to.
+/// The latest time a move can be sent at.
 pub const MAX_TIME_S: u64 = 600;
 
 impl Default for Link {
@@ -139,10 +139,9 @@ impl Default for Link {
             step: 0,
             speed: 1.0,
             ticket: None,
-            at_s: DEFAULT_AT_S,
             times: default_times(),
             mv: None,
-            predict: false,
+            predict: true,
             breakage: Breakage::default(),
             stateless: false,
             method: METHODS[0],
@@ -223,9 +222,6 @@ impl Link {
         if let Some(t) = &self.ticket {
             parts.push(format!("ticket={}", utf8_percent_encode(t, VALUE)));
         }
-        if self.at_s != DEFAULT_AT_S {
-            parts.push(format!("at={}", self.at_s));
-        }
         if self.times != default_times() {
             parts.push(format!(
                 "times={}",
@@ -235,8 +231,8 @@ impl Link {
         if let Some(m) = self.mv {
             parts.push(format!("move={}", m.id()));
         }
-        if self.predict {
-            parts.push("predict=1".into());
+        if !self.predict {
+            parts.push("predict=0".into());
         }
         if self.breakage.change_ticket {
             parts.push("chg=1".into());
@@ -336,17 +332,20 @@ impl Link {
                     }
                     _ => bad(&mut notes),
                 },
-                "at" => match value.parse::<u64>() {
-                    Ok(t) if t <= MAX_TIME_S => link.at_s = t,
-                    _ => bad(&mut notes),
-                },
+                // The inspector's retry time, from before the bench: its retry is now
+                // always sent at 8 s, so an old link's value is read and dropped.
+                "at" => {}
                 "times" => {
-                    let parsed: Vec<u64> = value
+                    let parsed: Option<Vec<u64>> = value
                         .split(',')
-                        .filter_map(|t| t.parse::<u64>().ok().filter(|t| *t <= MAX_TIME_S))
+                        .map(|t| t.parse::<u64>().ok().filter(|t| *t <= MAX_TIME_S))
                         .collect();
-                    match <[u64; 6]>::try_from(parsed) {
-                        Ok(ts) if value.split(',').count() == 6 => link.times = ts,
+                    match parsed {
+                        // All the bench's moves, or the old timeline's six (its rows are the
+                        // bench's first six moves, in the same order).
+                        Some(ts) if ts.len() == Move::ALL.len() || ts.len() == 6 => {
+                            link.times[..ts.len()].copy_from_slice(&ts)
+                        }
                         _ => bad(&mut notes),
                     }
                 }
@@ -438,12 +437,11 @@ mod tests {
         let f = l.to_fragment();
         assert_eq!(f, "w=roundtrip&end=tampered&step=4&speed=2&ttl=60&seal=aead&single=1&store=replica&naive=1&bkey=other&offa=principal&offb=signature,expiry&seed=9");
         assert_eq!(Link::parse(&format!("#{f}")), (l.clone(), vec![]));
-        l.widget = Widget::Misuse;
+        l.widget = Widget::Bench;
         l.ticket = Some("v1.abc.d e&f=g#h\u{e9}".into());
-        l.at_s = 300;
-        l.times = [1, 2, 3, 4, 5, 600];
+        l.times = [1, 2, 3, 4, 5, 600, 7, 8, 9, 10, 11];
         l.mv = Some(Move::Forge);
-        l.predict = true;
+        l.predict = false;
         l.breakage = Breakage {
             change_ticket: true,
             no_signature_check: true,
@@ -468,15 +466,14 @@ mod tests {
         // 2048-character limit could be written back longer than it (`+` reads as itself and
         // is written %2B), and the page could not read its own link.
         let mut l = Link {
-            widget: Widget::Misuse,
+            widget: Widget::Bench,
             ending: Ending::Tampered,
             step: MAX_STEP,
             speed: 0.25,
             ticket: Some("+\u{e9}".repeat(mrtr_core::ticket::MAX_TICKET_LEN / 3)),
-            at_s: MAX_TIME_S,
-            times: [MAX_TIME_S; 6],
+            times: [MAX_TIME_S; Move::ALL.len()],
             mv: Some(Move::Forge),
-            predict: true,
+            predict: false,
             breakage: Breakage {
                 change_ticket: true,
                 no_signature_check: true,
@@ -514,9 +511,25 @@ mod tests {
     }
 
     #[test]
+    fn the_old_timeline_and_misuse_links_open_the_bench() {
+        let (l, notes) = Link::parse("w=timeline&times=1,2,3,4,5,600&at=30");
+        assert_eq!(notes, Vec::<String>::new());
+        assert_eq!(l.widget, Widget::Bench);
+        assert_eq!(l.times[..6], [1, 2, 3, 4, 5, 600]);
+        assert_eq!(l.times[6..], default_times()[6..]);
+        let (l, notes) = Link::parse("w=misuse&move=twice&predict=1");
+        assert_eq!(notes, Vec::<String>::new());
+        assert_eq!(
+            (l.widget, l.mv, l.predict),
+            (Widget::Bench, Some(Move::SendTwice), true)
+        );
+        assert_eq!(l.to_fragment(), "w=bench&step=0&move=twice");
+    }
+
+    #[test]
     fn bad_fragments_fall_back_with_notes() {
         let (l, notes) = Link::parse(
-            "w=nope&step=-1&speed=NaN&ttl=0&seal=rot13&single=yes&offb=everything&zzz=1&end&times=1,2&move=fly&at=9999&ticket=%FF&lang=cobol",
+            "w=nope&step=-1&speed=NaN&ttl=0&seal=rot13&single=yes&offb=everything&zzz=1&end&times=1,2&move=fly&ticket=%FF&lang=cobol&times=1,2,3,4,5,x",
         );
         assert_eq!(l, Link::default());
         assert_eq!(notes.len(), 14, "{notes:?}");

@@ -60,7 +60,7 @@ pub const QUESTIONS: &[Question] = &[
         ],
         multi: false,
         explanation: "No server remembers anything. The binding to bob travels inside the signed ticket; the caller's identity comes from alice's own token, so the principal check fails.",
-        link: "w=misuse&move=alice",
+        link: "w=bench&move=alice&predict=0",
     },
     Question {
         id: "twice",
@@ -74,7 +74,7 @@ pub const QUESTIONS: &[Question] = &[
         ],
         multi: false,
         explanation: "Using a ticket leaves no mark on it. To refuse a repeat, the server has to note each redeemed ticket until it expires.",
-        link: "w=misuse&move=twice",
+        link: "w=bench&move=twice&predict=0",
     },
     Question {
         id: "client",
@@ -113,7 +113,7 @@ pub const QUESTIONS: &[Question] = &[
         ],
         multi: false,
         explanation: "A missing answer is not an attack: the server asks again. The ticket is not used up, but a single-use server first looks it up, so a spent one is refused rather than traded for a fresh question.",
-        link: "w=misuse&move=noanswer",
+        link: "w=bench&move=noanswer&predict=0",
     },
     Question {
         id: "signature",
@@ -127,7 +127,7 @@ pub const QUESTIONS: &[Question] = &[
         ],
         multi: true,
         explanation: "A signature only proves the ticket is unchanged and was made with the servers' key. Theft and lateness need the principal and expiry checks.",
-        link: "w=misuse&move=forge",
+        link: "w=bench&move=forge&predict=0",
     },
     Question {
         id: "request",
@@ -140,7 +140,7 @@ pub const QUESTIONS: &[Question] = &[
         ],
         multi: false,
         explanation: "The ticket holds a digest of the arguments it was minted for. The server computes it again from the retry's arguments and compares: a ticket minted for one request cannot finish another.",
-        link: "w=misuse&move=prod",
+        link: "w=bench&move=prod&predict=0",
     },
     Question {
         id: "expiry",
@@ -153,7 +153,7 @@ pub const QUESTIONS: &[Question] = &[
         ],
         multi: false,
         explanation: "A ticket may end up in logs or the wrong hands. With an expiry, it is worthless after a short while, and a single-use memory only has to remember it that long.",
-        link: "w=timeline",
+        link: "w=bench&move=wait&predict=0",
     },
     Question {
         id: "capability",
@@ -231,7 +231,7 @@ pub const QUESTIONS: &[Question] = &[
         ],
         multi: false,
         explanation: "Single use is only as good as the memory behind it: replicas must share it.",
-        link: "w=timeline&single=1&store=replica",
+        link: "w=bench&move=twice&single=1&store=replica&predict=0",
     },
     Question {
         id: "renewal",
@@ -245,7 +245,7 @@ pub const QUESTIONS: &[Question] = &[
         ],
         multi: false,
         explanation: "Each time the handler asks, codec.mint stamps a fresh expiry. A client holding a ticket near its end can answer with the wrong kind of result and get one that lives a whole lifetime more, again and again: mrtr-audit's renewal row, which this example fails. The lab's server keeps the first ticket's id and deadline when it asks again.",
-        link: "w=misuse&move=renew&naive=1",
+        link: "w=bench&move=renew&naive=1&predict=0",
     },
 ];
 

@@ -17,7 +17,6 @@ pub mod raw;
 pub mod rules;
 pub mod scenario;
 pub mod setup;
-pub mod timeline;
 pub mod trace;
 pub mod world;
 

@@ -1,5 +1,6 @@
-//! "Misuse the ticket": bob holds a ticket for a staging deploy; the reader plays the client
-//! or a thief and picks a move. Each attempt is a real run through replica B.
+//! The attack bench: bob holds a ticket for a staging deploy; the reader plays the client or a
+//! thief and picks a move, each sent at a time on one clock. Every move is a real run on a
+//! world of its own (two replicas, one key, one memory), so moves never change one another.
 
 use mrtr_core::checks::Check;
 use mrtr_core::ticket::{Claims, Codec, Key, Keyring};
@@ -64,12 +65,32 @@ impl Move {
         Move::ALL.into_iter().find(|m| m.id() == s)
     }
 
+    /// When the move's own request is sent, in seconds after the mint, by default. The first
+    /// six are the lesson's table; the repeat of a move that sends twice goes at this time,
+    /// its first, honest send at 8 s (or at this time, if earlier).
+    pub fn default_at(self) -> u64 {
+        match self {
+            Move::Honest => 8,
+            Move::EditToProd => 12,
+            Move::AliceReplays => 20,
+            Move::WaitFiveMinutes => 300,
+            Move::AttachToProd => 30,
+            Move::SendTwice => 40,
+            Move::WithoutAnswer => 14,
+            Move::ChangeOneChar => 16,
+            Move::Forge => 18,
+            Move::Launder => 10,
+            // Late in the ticket's life, so that a renewed ticket would outlive it.
+            Move::Renew => 100,
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Move::Honest => "Send the honest retry",
             Move::EditToProd => "Edit the ticket: staging → prod",
             Move::AliceReplays => "alice replays bob's ticket",
-            Move::WaitFiveMinutes => "Wait five minutes, then retry",
+            Move::WaitFiveMinutes => "Send the honest retry late",
             Move::AttachToProd => "Attach the ticket to a deploy to prod",
             Move::SendTwice => "Send the honest retry twice",
             Move::WithoutAnswer => "Retry without the answer",
@@ -110,10 +131,17 @@ impl Move {
     }
 }
 
+/// Every move's default time, in [`Move::ALL`]'s order.
+pub fn default_times() -> [u64; Move::ALL.len()] {
+    Move::ALL.map(Move::default_at)
+}
+
 /// One request of a move and what came of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attempt {
     pub what: String,
+    /// The replica the balancer sent it to.
+    pub replica: Replica,
     pub bearer: String,
     pub at_s: u64,
     pub request: Value,
@@ -246,6 +274,41 @@ impl Played {
         Some(note)
     }
 
+    /// The attempt that decides how the move ended: the first refused, else the last that
+    /// did harm, else the last.
+    pub fn decisive(&self) -> Option<(usize, &Attempt)> {
+        let a = &self.attempts;
+        a.iter()
+            .enumerate()
+            .find(|(_, a)| a.verdict.first_failure().is_some())
+            .or_else(|| a.iter().enumerate().rev().find(|(_, a)| a.harm.is_some()))
+            .or_else(|| a.iter().enumerate().next_back())
+    }
+
+    /// Why the move came to its upshot: the deciding request's answer, from the same run.
+    pub fn why(&self) -> String {
+        match self.decisive() {
+            Some((n, a)) if self.attempts.len() > 1 => {
+                format!("Request {} ({}): {}", n + 1, a.what, a.answer)
+            }
+            Some((_, a)) => a.answer.clone(),
+            None => "Nothing was sent.".into(),
+        }
+    }
+
+    /// The move's class, as the clock draws it: `refused` (an attempt was refused), `harm`
+    /// (work bob never confirmed was done), `ok` (deployed, no harm) or `asked` (nothing
+    /// done, the question asked again).
+    pub fn tone(&self) -> &'static str {
+        let harm = self.attempts.iter().any(|a| a.harm.is_some());
+        match (self.first_failure(), harm, self.deploys()) {
+            (Some(_), _, _) => "refused",
+            (None, true, _) => "harm",
+            (None, false, 0) => "asked",
+            (None, false, _) => "ok",
+        }
+    }
+
     pub fn deploys(&self) -> usize {
         self.attempts
             .iter()
@@ -314,19 +377,18 @@ pub fn one_char(ticket: &str) -> String {
         .collect()
 }
 
-/// Sends one request of a move to replica B and records what came of it.
+/// Sends one request of a move to a replica and records what came of it.
 fn attempt(
     w: &mut crate::world::World,
     flow: &mut Flow,
-    who: &Principal,
-    at_s: u64,
-    msg: Value,
-    what: String,
+    replica: Replica,
+    (who, at_s, msg, what): (Principal, u64, Value, String),
 ) -> Attempt {
-    let j = judge(w, flow, Replica::B, who, at_s, &msg);
+    let j = judge(w, flow, replica, &who, at_s, &msg);
     let deployed = deployed_text(&j.response).map(str::to_owned);
     Attempt {
         what,
+        replica,
         bearer: format!("{who}-token"),
         at_s,
         request: msg,
@@ -340,120 +402,126 @@ fn attempt(
     }
 }
 
+/// Plays a move at its default time.
 pub fn play(knobs: Knobs, mv: Move) -> Option<Played> {
+    play_at(knobs, mv, mv.default_at())
+}
+
+/// Plays a move whose own request is sent `at_s` seconds after the mint.
+pub fn play_at(knobs: Knobs, mv: Move, at_s: u64) -> Option<Played> {
     let m = mint(knobs)?;
     let mut w = m.world;
     // Every attempt of a move is sent on bob's one confirmation.
     let mut flow = Flow::of(&m.claims);
+    // A move that sends twice sends the honest retry first.
+    let first = at_s.min(8);
+    let honest = |id: i64| with_id(&m.retry, id);
     let plan: Vec<(Principal, u64, Value, String)> = match mv {
         Move::Honest => vec![(
             bob(),
-            8,
-            m.retry.clone(),
+            at_s,
+            honest(3),
             "the retry with the answer and the ticket".into(),
         )],
         Move::EditToProd => {
             let (t, what) = tamper(&m.ticket);
             vec![(
                 bob(),
-                8,
-                with_ticket(&m.retry, &t),
+                at_s,
+                with_ticket(&honest(4), &t),
                 format!("the retry, ticket edited: {what}"),
             )]
         }
         Move::AliceReplays => vec![(
             alice(),
-            20,
-            with_id(&m.retry, 9),
+            at_s,
+            honest(5),
             "bob's retry, sent with alice's token".into(),
         )],
         Move::WaitFiveMinutes => vec![(
             bob(),
-            300,
-            m.retry.clone(),
-            "the honest retry, five minutes later".into(),
+            at_s,
+            honest(6),
+            "the honest retry, unchanged, sent late".into(),
         )],
         Move::AttachToProd => vec![(
             bob(),
-            8,
-            with_id(&with_env(&m.retry, "prod"), 4),
+            at_s,
+            with_env(&honest(7), "prod"),
             "a deploy to prod carrying the staging ticket".into(),
         )],
         Move::SendTwice => vec![
-            (bob(), 8, m.retry.clone(), "the honest retry".into()),
-            (
-                bob(),
-                10,
-                with_id(&m.retry, 5),
-                "the same retry again".into(),
-            ),
+            (bob(), first, honest(3), "the honest retry".into()),
+            (bob(), at_s, honest(8), "the same retry again".into()),
         ],
         Move::WithoutAnswer => vec![(
             bob(),
-            8,
-            without_answer(&m.retry),
+            at_s,
+            without_answer(&honest(3)),
             "the retry with the ticket but no answer".into(),
         )],
         Move::ChangeOneChar => vec![(
             bob(),
-            8,
-            with_ticket(&m.retry, &one_char(&m.ticket)),
+            at_s,
+            with_ticket(&honest(3), &one_char(&m.ticket)),
             "the retry, one character of the ticket changed".into(),
         )],
         Move::Forge => vec![(
             bob(),
-            8,
-            with_ticket(&m.retry, &forged(&m.claims)),
+            at_s,
+            with_ticket(&honest(3), &forged(&m.claims)),
             "a ticket for prod signed with a made-up key".into(),
         )],
         Move::Launder => vec![
-            (bob(), 8, m.retry.clone(), "the honest retry".into()),
+            (bob(), first, honest(3), "the honest retry".into()),
             (
                 bob(),
-                10,
+                at_s,
                 with_id(&without_answer(&m.retry), 7),
                 "the same ticket again, the answer stripped off".into(),
             ),
         ],
-        // Sent late in the ticket's life, so that a renewed ticket would outlive it.
         Move::Renew => vec![(
             bob(),
-            100,
+            at_s,
             with_id(&sampling_shaped(&m.retry), 6),
             "the retry with a sampling result where the confirmation belongs".into(),
         )],
     };
+    // The repeat of a move that sends twice lands on the other replica: that is where a
+    // memory each replica keeps for itself fails.
+    let replica = |n: usize| match (mv, n) {
+        (Move::SendTwice, 1) => Replica::A,
+        _ => Replica::B,
+    };
     let mut attempts = Vec::new();
-    for (who, at_s, msg, what) in plan {
-        attempts.push(attempt(&mut w, &mut flow, &who, at_s, msg, what));
+    for (n, step) in plan.into_iter().enumerate() {
+        attempts.push(attempt(&mut w, &mut flow, replica(n), step));
     }
-    if mv == Move::Launder {
-        // Only a server that answered the stripped retry with a fresh ticket can be asked
-        // to redeem it.
-        let fresh = attempts
-            .last()
-            .and_then(|a| a.response.pointer("/result/requestState"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        if let Some(t) = fresh {
+    // What the server handed back on the move's last request, if a ticket.
+    let back = attempts
+        .last()
+        .and_then(|a| a.response.pointer("/result/requestState"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    match (mv, back) {
+        // Only a server that answered the stripped retry with a fresh ticket can be asked to
+        // redeem it.
+        (Move::Launder, Some(t)) => {
             let msg = with_id(&with_ticket(&m.retry, &t), 8);
             let what = "the retry again, carrying the fresh ticket".to_owned();
-            attempts.push(attempt(&mut w, &mut flow, &bob(), 12, msg, what));
+            let step = (bob(), at_s + 2, msg, what);
+            attempts.push(attempt(&mut w, &mut flow, Replica::B, step));
         }
-    }
-    if mv == Move::Renew {
         // Whatever came back is tried with the honest answer once the first ticket expired.
-        let back = attempts
-            .last()
-            .and_then(|a| a.response.pointer("/result/requestState"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        if let Some(t) = back {
-            let at_s = m.claims.exp.saturating_sub(m.claims.iat) + 10;
+        (Move::Renew, Some(t)) => {
+            let late = m.claims.exp.saturating_sub(m.claims.iat).max(at_s) + 10;
             let msg = with_id(&with_ticket(&m.retry, &t), 8);
             let what = "the honest retry carrying the ticket handed back".to_owned();
-            attempts.push(attempt(&mut w, &mut flow, &bob(), at_s, msg, what));
+            let step = (bob(), late, msg, what);
+            attempts.push(attempt(&mut w, &mut flow, Replica::B, step));
         }
+        _ => {}
     }
     Some(Played {
         ticket: m.ticket,
@@ -739,6 +807,159 @@ mod tests {
                 "{mv:?}"
             );
         }
+    }
+
+    fn symbols_at(knobs: Knobs, times: &[(Move, u64)]) -> Vec<String> {
+        times
+            .iter()
+            .map(|&(mv, at)| {
+                let p = play_at(knobs, mv, at).unwrap();
+                crate::checks::symbols(&p.attempts.last().unwrap().verdict)
+            })
+            .collect()
+    }
+
+    fn lesson(knobs: Knobs) -> Vec<String> {
+        let six = Move::ALL[..6].iter().map(|&m| (m, m.default_at()));
+        symbols_at(knobs, &six.collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn the_first_six_moves_are_the_lessons_table() {
+        assert_eq!(
+            lesson(Knobs::default()),
+            ["✓✓✓✓✓", "✗––––", "✓✗–––", "✓✓✗––", "✓✓✓✗–", "✓✓✓✓✓"]
+        );
+        let p = play(Knobs::default(), Move::Honest).unwrap();
+        assert_eq!(
+            p.attempts[0].answer,
+            "Accepted: deployed to staging, release 2026.11.30-2."
+        );
+        assert_eq!(p.tone(), "ok");
+        let edited = play(Knobs::default(), Move::EditToProd).unwrap();
+        assert!(edited.attempts[0]
+            .detail
+            .as_deref()
+            .unwrap()
+            .starts_with("signature"));
+        assert!(play(Knobs::default(), Move::WaitFiveMinutes)
+            .unwrap()
+            .attempts[0]
+            .answer
+            .contains("Expiry not passed"));
+    }
+
+    #[test]
+    fn moving_a_move_on_the_clock_or_the_ttl_recomputes() {
+        assert_eq!(
+            symbols_at(Knobs::default(), &[(Move::Honest, 121)]),
+            ["✓✓✗––"]
+        );
+        let short = Knobs {
+            ttl_s: 10,
+            ..Knobs::default()
+        };
+        let s = lesson(short);
+        assert_eq!(s[0], "✓✓✓✓✓");
+        assert_eq!(s[4], "✓✓✗––"); // at 30 s a 10 s ticket has expired before the request is compared
+        assert_eq!(s[5], "✓✓✗––");
+        // A move sent before 8 s sends its first, honest request at the same time.
+        let early = play_at(Knobs::default(), Move::SendTwice, 2).unwrap();
+        assert_eq!(
+            early.attempts.iter().map(|a| a.at_s).collect::<Vec<_>>(),
+            [2, 2]
+        );
+    }
+
+    #[test]
+    fn single_use_refuses_the_repeat_only_with_a_shared_memory() {
+        let shared = Knobs {
+            single_use: true,
+            ..Knobs::default()
+        };
+        let s = lesson(shared);
+        assert_eq!(s[0], "✓✓✓✓✓✓");
+        assert_eq!(s[5], "✓✓✓✓✓✗");
+        let per_replica = Knobs {
+            single_use: true,
+            store: crate::knobs::StoreMode::PerReplica,
+            ..Knobs::default()
+        };
+        let p = play(per_replica, Move::SendTwice).unwrap();
+        assert_eq!(
+            p.attempts.iter().map(|a| a.replica).collect::<Vec<_>>(),
+            [Replica::B, Replica::A]
+        );
+        assert_eq!(
+            crate::checks::symbols(&p.attempts[1].verdict),
+            "✓✓✓✓✓✓",
+            "replica A never saw B's redemption"
+        );
+        assert_eq!(p.tone(), "harm");
+        let h = p.attempts[1].harm.as_ref().unwrap();
+        assert!(
+            h.what_went_wrong.contains("never saw the first redemption"),
+            "{}",
+            h.what_went_wrong
+        );
+    }
+
+    #[test]
+    fn the_why_is_the_deciding_requests_answer() {
+        let k = Knobs::default();
+        let twice = play(k, Move::SendTwice).unwrap();
+        assert_eq!(twice.decisive().unwrap().0, 1);
+        assert!(
+            twice
+                .why()
+                .starts_with("Request 2 (the same retry again): Harm done"),
+            "{}",
+            twice.why()
+        );
+        let alice = play(k, Move::AliceReplays).unwrap();
+        assert_eq!(alice.why(), alice.attempts[0].answer);
+        assert!(alice.why().starts_with("Refused"), "{}", alice.why());
+        let once = play(
+            Knobs {
+                single_use: true,
+                ..k
+            },
+            Move::SendTwice,
+        )
+        .unwrap();
+        assert_eq!(once.decisive().unwrap().0, 1);
+        assert_eq!(once.tone(), "refused");
+        assert_eq!(play(k, Move::WithoutAnswer).unwrap().tone(), "asked");
+        // Every move's tone agrees with its upshot.
+        for mv in Move::ALL {
+            let p = play(k, mv).unwrap();
+            let tone = p.tone();
+            match p.upshot() {
+                Upshot::Refused(_) => assert_eq!(tone, "refused", "{mv:?}"),
+                Upshot::AskedAgain => assert_eq!(tone, "asked", "{mv:?}"),
+                Upshot::Deployed => assert!(tone == "ok" || tone == "harm", "{mv:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_raw_lab_server_accepts_what_it_should_not() {
+        // Signs the caller and an expiry into the ticket, but checks neither.
+        let mut knobs = Knobs::default();
+        knobs.policy_b.expiry = false;
+        knobs.policy_b.principal = false;
+        let alice = play(knobs, Move::AliceReplays).unwrap();
+        assert_eq!(
+            alice.attempts[0].answer,
+            "Harm done: deployed to staging, release 2026.11.30-2. The ticket was bob's, and alice, who confirmed nothing, got the deploy: B let it through because its principal check is off."
+        );
+        assert_eq!(alice.tone(), "harm");
+        let late = play(knobs, Move::WaitFiveMinutes).unwrap();
+        assert_eq!(
+            late.attempts[0].harm.as_ref().unwrap().kind,
+            crate::setup::HarmKind::Late
+        );
+        assert_eq!(symbols_at(knobs, &[(Move::EditToProd, 12)]), ["✗○○––"]);
     }
 
     #[test]

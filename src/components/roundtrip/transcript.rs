@@ -36,7 +36,11 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
     });
     // Folded until asked for: each message reads for what it says.
     let whole = RwSignal::new(false);
-    view! {
+    // A compact embed folds the whole wire log away, its count in the summary.
+    let compact = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .is_some_and(|s| crate::state::embed::parse_query(&s).compact);
+    let log = view! {
         <div class="transcript" data-testid="transcript">
             <div class="transcript-head">
                 <h3>"On the wire"</h3>
@@ -52,21 +56,45 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
             <ol class=move || if whole.get() { "messages whole" } else { "messages" } node_ref=list>
                 // Keyed by content: a line the next trace shares stays, focus and all.
                 <For each=move || lines.get() key=|l| (l.id, text(&l.tokens)) let:l>
-                    <Message line=l step=step whole=whole/>
+                    <Message line=l step=step whole=whole lines=lines/>
                 </For>
                 // Last, so nothing above it moves when it comes and goes.
                 {move || lines.with(|l| quiet_step(l, step.get())).map(|q| view! { <li class="quiet-step" data-testid="quiet-step">{q}</li> })}
             </ol>
         </div>
+    };
+    if compact {
+        view! {
+            <details class="fold wire-fold" data-testid="wire-fold">
+                <summary>{move || format!("On the wire: {} messages so far", lines.with(Vec::len))}</summary>
+                {log}
+            </details>
+        }
+        .into_any()
+    } else {
+        log.into_any()
     }
 }
 
 #[component]
-fn Message(line: Line, step: Signal<usize>, whole: RwSignal<bool>) -> impl IntoView {
+fn Message(
+    line: Line,
+    step: Signal<usize>,
+    whole: RwSignal<bool>,
+    lines: Memo<Vec<Line>>,
+) -> impl IntoView {
     let own = line.step;
+    let id = line.id;
     let Line { tokens, folded, .. } = line.clone();
+    // The newest message so far: on a step that sends nothing, the one the step is about.
+    let latest = move || lines.with(|l| l.last().map(|x| x.id) == Some(id));
+    let class = move || match (step.get() == own, latest()) {
+        (true, _) => "message current",
+        (false, true) => "message latest",
+        (false, false) => "message",
+    };
     view! {
-        <li class=move || if step.get() == own { "message current" } else { "message" } data-kind=line.kind.id()>
+        <li class=class data-kind=line.kind.id()>
             <p class="message-title">{title(&line)}</p>
             {line.header.clone().map(|h| view! { <p class="http-header" title="Who is calling: the principal, on HTTP"><code>{h}</code></p> })}
             <pre class="json">{move || if whole.get() { tokens.clone() } else { folded.clone() }.into_iter().map(token).collect_view()}</pre>

@@ -119,7 +119,7 @@ pub const ROWS: [Row; 25] = [
         "Every single-character change of the ticket is refused",
         Check::Signature,
         Level::Must,
-        "w=misuse&move=onechar",
+        "w=bench&move=onechar&predict=0",
     ),
     check(
         "field-edit",
@@ -127,7 +127,7 @@ pub const ROWS: [Row; 25] = [
         "A payload re-encoded with a field edited is refused",
         Check::Signature,
         Level::Must,
-        "w=misuse&move=edit",
+        "w=bench&move=edit&predict=0",
     ),
     check(
         "truncated",
@@ -151,7 +151,7 @@ pub const ROWS: [Row; 25] = [
         "A ticket with its signature removed is refused",
         Check::Signature,
         Level::Must,
-        "w=misuse&move=forge",
+        "w=bench&move=forge&predict=0",
     ),
     Row {
         id: "padding",
@@ -191,7 +191,7 @@ pub const ROWS: [Row; 25] = [
         "Another caller's token cannot redeem the ticket",
         Check::Principal,
         Level::Should,
-        "w=misuse&move=alice",
+        "w=bench&move=alice&predict=0",
     ),
     check(
         "no-token",
@@ -199,7 +199,7 @@ pub const ROWS: [Row; 25] = [
         "A caller with no token cannot redeem the ticket",
         Check::Principal,
         Level::Should,
-        "w=misuse&move=alice",
+        "w=bench&move=alice&predict=0",
     ),
     check(
         "other-arguments",
@@ -207,7 +207,7 @@ pub const ROWS: [Row; 25] = [
         "The ticket cannot finish a call with other arguments",
         Check::Request,
         Level::Should,
-        "w=misuse&move=prod",
+        "w=bench&move=prod&predict=0",
     ),
     check(
         "extra-argument",
@@ -215,7 +215,7 @@ pub const ROWS: [Row; 25] = [
         "The ticket cannot finish a call with an extra argument",
         Check::Request,
         Level::Should,
-        "w=misuse&move=prod",
+        "w=bench&move=prod&predict=0",
     ),
     check(
         "other-tool",
@@ -223,7 +223,7 @@ pub const ROWS: [Row; 25] = [
         "The ticket cannot finish a call to another tool",
         Check::Request,
         Level::Should,
-        "w=misuse&move=prod",
+        "w=bench&move=prod&predict=0",
     ),
     check(
         "expired",
@@ -231,7 +231,7 @@ pub const ROWS: [Row; 25] = [
         "The ticket is refused once its lifetime is over",
         Check::Expiry,
         Level::Should,
-        "w=misuse&move=wait",
+        "w=bench&move=wait&predict=0",
     ),
     check(
         "renewal",
@@ -239,7 +239,7 @@ pub const ROWS: [Row; 25] = [
         "An answer of another kind than the question never yields a ticket that outlives the first",
         Check::Expiry,
         Level::Should,
-        "w=misuse&move=renew",
+        "w=bench&move=renew&predict=0",
     ),
     check(
         "repeat",
@@ -247,7 +247,7 @@ pub const ROWS: [Row; 25] = [
         "The same retry sent twice finishes the work once",
         Check::SingleUse,
         Level::Must,
-        "w=misuse&move=twice&single=1",
+        "w=bench&move=twice&single=1&predict=0",
     ),
     check(
         "launder",
@@ -255,7 +255,7 @@ pub const ROWS: [Row; 25] = [
         "A spent ticket cannot be traded for a fresh one by a retry without the answer",
         Check::SingleUse,
         Level::Must,
-        "w=misuse&move=launder&single=1&naive=1",
+        "w=bench&move=launder&single=1&naive=1&predict=0",
     ),
     check(
         "race",
@@ -263,7 +263,7 @@ pub const ROWS: [Row; 25] = [
         "Identical retries sent at once finish the work once",
         Check::SingleUse,
         Level::Must,
-        "w=timeline&single=1",
+        "w=bench&move=twice&single=1&predict=0",
     ),
     Row {
         id: "capability-gating",

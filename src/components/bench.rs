@@ -1,0 +1,189 @@
+//! The attack bench: every misuse of bob's ticket on one clock. The reader picks a move,
+//! predicts what replica B will do (by default), and then sees each request the move sent,
+//! its checks drawn once, and the server's answer.
+
+use leptos::prelude::*;
+use mrtr_world::misuse::{play_at, Move, Played, Upshot};
+use mrtr_world::Knobs;
+
+use super::clock::Clock;
+use super::knobs::BenchKnobs;
+use super::CheckList;
+use crate::state::json_view::one_line;
+use crate::state::link::{Link, Widget};
+
+/// What the clock draws a move as: its tone, or `hidden` until the reader has predicted it.
+fn shown_tone(p: Option<&Played>, revealed: bool) -> &'static str {
+    match (p, revealed) {
+        (Some(p), true) => p.tone(),
+        _ => "hidden",
+    }
+}
+
+/// The move's result in a few words, for its row: what the same run came to.
+fn chip(p: &Played) -> String {
+    match (p.tone(), p.upshot()) {
+        ("harm", _) => "⚠ Harm done".into(),
+        (_, u) => u.label().into(),
+    }
+}
+
+/// The knobs a prediction depends on: everything but the lifetime, which is dragged on the
+/// clock like the moves' times (dragging keeps what was revealed).
+fn world_of(k: Knobs) -> Knobs {
+    Knobs { ttl_s: 0, ..k }
+}
+
+#[component]
+pub fn AttackBench(link: RwSignal<Link>) -> impl IntoView {
+    let knobs = Memo::new(move |_| link.with(|l| l.knobs));
+    let times = Memo::new(move |_| link.with(|l| l.times));
+    let plays = Memo::new(move |_| {
+        let k = knobs.get();
+        Move::ALL
+            .into_iter()
+            .zip(times.get())
+            .map(|(m, at)| play_at(k, m, at))
+            .collect::<Vec<_>>()
+    });
+    let mv = Memo::new(move |_| link.with(|l| l.mv));
+    let predict = Memo::new(move |_| link.with(|l| l.predict));
+    // The moves whose outcome the reader has seen, each with the servers it was seen on:
+    // other servers pose the question again. Derived, not reset by an effect.
+    let revealed = RwSignal::new(Vec::<(Move, Knobs)>::new());
+    // The reader's guess, for the move it was made on.
+    let guess = RwSignal::new(None::<(Move, Upshot)>);
+    let world = Memo::new(move |_| world_of(knobs.get()));
+    let seen = move |m: Move| {
+        !predict.get() || {
+            let w = world.get();
+            revealed.with(|r| r.contains(&(m, w)))
+        }
+    };
+    let guessed = move |m: Move| guess.get().filter(|(g, _)| *g == m).map(|(_, u)| u);
+    let played = move |m: Move| {
+        plays.with(|p| {
+            Move::ALL
+                .iter()
+                .position(|x| *x == m)
+                .and_then(|i| p[i].clone())
+        })
+    };
+    let tones = Signal::derive(move || {
+        plays.with(|p| {
+            Move::ALL
+                .into_iter()
+                .zip(p)
+                .map(|(m, p)| shown_tone(p.as_ref(), seen(m)))
+                .collect()
+        })
+    });
+    let open = move |m: Move| {
+        link.update(|l| {
+            l.mv = Some(m);
+            l.widget = Widget::Bench;
+        })
+    };
+    let result = move |m: Move| {
+        view! {
+            <div class="move-result" data-testid="move-result">
+                <Show when=move || m == Move::Launder>
+                    <p class="note" data-testid="launder-note">{move || launder_note(knobs.get())}</p>
+                </Show>
+                <Show when=move || !seen(m)>
+                    <fieldset class="predict" data-testid="prediction">
+                        <legend>"What will the replicas do?"</legend>
+                        {Upshot::CHOICES.into_iter().map(|u| view! {
+                            <label class="toggle">
+                                <input type="radio" name="bench-guess" value=u.id() prop:checked=move || guessed(m) == Some(u) on:change=move |_| guess.set(Some((m, u)))/>
+                                {u.label()}
+                            </label>
+                        }).collect_view()}
+                        <button type="button" class="primary" data-testid="reveal" prop:disabled=move || guessed(m).is_none()
+                            on:click=move |_| { let w = world.get_untracked(); revealed.update(|r| r.push((m, w))) }>"Reveal"</button>
+                    </fieldset>
+                </Show>
+                <Show when=move || seen(m)>
+                    {move || played(m).map(|o| {
+                        let truth = o.upshot();
+                        let right = guessed(m).map(|g| g == truth);
+                        let seal = knobs.get().seal;
+                        view! {
+                            {right.map(|r| view! {
+                                <p class=if r { "feedback ok" } else { "feedback refused" } role="status" data-testid="prediction-feedback">
+                                    <strong>{if r { "You called it. " } else { "Not this time. " }}</strong>
+                                    {format!("The answer: {}. Why: {}", truth.label(), o.why())}
+                                </p>
+                            })}
+                            {(m == Move::Renew).then(|| o.renewal_note().map(|n| view! { <p class="note" data-testid="renew-note">{n}</p> }))}
+                            <ol class="attempts" data-testid="attempts">
+                                {o.attempts.into_iter().enumerate().map(|(n, a)| view! {
+                                    <li class="attempt">
+                                        <div class="attempt-col">
+                                            <h3>{format!("{}. The client sends, at t = {} s", n + 1, a.at_s)}</h3>
+                                            <p>{a.what.clone()}{format!(" (to replica {})", a.replica.name())}</p>
+                                            <p><code>{format!("Authorization: Bearer {}", a.bearer)}</code></p>
+                                            <details><summary>"The request, as sent"</summary><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.request).unwrap_or_default()}</pre></details>
+                                        </div>
+                                        <div class="attempt-col lights">
+                                            <h3>{format!("Replica {} checks", a.replica.name())}</h3>
+                                            <CheckList verdict=a.verdict.clone() seal=seal harm=a.harm.clone()/>
+                                        </div>
+                                        <div class="attempt-col">
+                                            <h3>"The server answers"</h3>
+                                            <p class=if a.harm.is_some() { "answer-words harm" } else { "answer-words" } data-testid="misuse-answer">
+                                                {a.harm.is_some().then(|| view! { <span class="warn-symbol" aria-hidden="true">"⚠ "</span> })}
+                                                {a.answer.clone()}
+                                            </p>
+                                            <details class="json-fold"><summary>"As sent: "<code>{one_line(&a.response)}</code></summary><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.response).unwrap_or_default()}</pre></details>
+                                            {a.detail.clone().map(|d| view! { <p class="log">"The replica's log (never sent): "<code>{d}</code></p> })}
+                                        </div>
+                                    </li>
+                                }).collect_view()}
+                            </ol>
+                        }
+                    })}
+                </Show>
+            </div>
+        }
+    };
+    view! {
+        <div class="bench-body">
+            <BenchKnobs link=link/>
+            <Clock link=link tones=tones/>
+            <fieldset class="moves">
+                <legend>"Your move: pick one"</legend>
+                <label class="toggle predict-toggle">
+                    <input type="checkbox" data-testid="predict" prop:checked=move || predict.get()
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { l.predict = on; l.widget = Widget::Bench; }); }/>
+                    "Predict each outcome before I see it"
+                </label>
+                {Move::ALL.into_iter().enumerate().map(|(i, m)| view! {
+                    <div class=move || format!("move-row {}", if mv.get() == Some(m) { "on" } else { "" })>
+                        <label class="move">
+                            <input type="radio" name="bench-move" value=m.id() data-testid=format!("move-{}", m.id())
+                                prop:checked=move || mv.get() == Some(m)
+                                on:change=move |_| open(m)/>
+                            <span class="move-n" aria-hidden="true">{(i + 1).to_string()}</span>
+                            <span class="move-text"><span class="move-label">{m.label()}</span>" "<span class="role">{m.role()}</span></span>
+                            <span class=move || format!("move-chip {}", shown_tone(played(m).as_ref(), seen(m))) data-testid=format!("chip-{}", m.id())>
+                                {move || if seen(m) { played(m).map(|p| chip(&p)).unwrap_or_default() } else { "?".into() }}
+                            </span>
+                        </label>
+                        <Show when=move || mv.get() == Some(m)>{result(m)}</Show>
+                    </div>
+                }).collect_view()}
+            </fieldset>
+            <p class="hint">"The checks stop edits, theft, lateness and misdirection, not repeats: only a server that remembers what it redeemed refuses the second send, and only if every replica shares that memory."</p>
+        </div>
+    }
+}
+
+/// What the laundering move tests under these settings, in a sentence.
+fn launder_note(k: Knobs) -> &'static str {
+    match (k.single_use, k.naive_ask_again) {
+        (false, _) => "Single use is off, so the server remembers nothing it redeemed: the same retry deploys as often as it is sent, and there is nothing to launder. Turn single use on above.",
+        (true, false) => "With single use on, the retry without its answer is looked up in the memory of redeemed tickets before the question is asked again: a spent ticket is refused there. Tickets re-issued while asking again keep the first ticket's id and deadline, so one flow can be redeemed only once.",
+        (true, true) => "This naive server asks again without looking in its memory and mints a brand-new ticket, new id and new deadline. The fresh ticket was never redeemed, so it deploys a second time.",
+    }
+}
