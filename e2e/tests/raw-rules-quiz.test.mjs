@@ -45,8 +45,11 @@ test('rules explorer: tools/list never asks; undeclared kinds are never asked fo
   assert.match(await page.getByTestId('rules-answer').textContent(), /input_required, asking for elicitation \(form\)/);
   await page.locator('input[data-cap=form]').uncheck();
   assert.match(await page.getByTestId('rules-answer').textContent(), /-32021/);
+  // The deploy needs bob's yes: sampling would ask the host's model, so it still names the form.
   await page.locator('input[data-cap=sampling]').check();
-  assert.match(await page.getByTestId('rules-answer').textContent(), /asking for sampling/);
+  assert.match(await page.getByTestId('rules-answer').textContent(), /-32021/);
+  assert.match(await page.getByTestId('rules-explanation').textContent(), /needed elicitation \(form\)/);
+  assert.match(await page.getByTestId('rules-response-line').textContent(), /-32021/);
   await page.getByTestId('rules-method').selectOption('tools/list');
   assert.match(await page.getByTestId('rules-explanation').textContent(), /never input_required/);
   // The response folds to one line; opened, the whole JSON.
