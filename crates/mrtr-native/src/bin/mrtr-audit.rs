@@ -250,6 +250,53 @@ mod tests {
         assert!(!table.contains("required"), "{table}");
     }
 
+    /// The commands the page's "Audit your server" section prints, as a reader would type them.
+    fn page_commands() -> Vec<String> {
+        let page = include_str!("../../../../index.html");
+        let start = page
+            .find(r#"data-testid="audit-commands">"#)
+            .expect("the page prints the audit's commands");
+        let block = &page[start..];
+        let block = &block[block.find('>').unwrap() + 1..block.find("</pre>").unwrap()];
+        block
+            .lines()
+            .filter(|l| !l.contains(r#"class="comment""#))
+            .map(|l| l.replace("&gt;", ">").replace("&amp;", "&"))
+            .collect()
+    }
+
+    #[test]
+    fn the_pages_commands_install_this_binary_and_parse() {
+        use clap::Parser;
+        let commands = page_commands();
+        assert_eq!(
+            commands[0],
+            "cargo install --locked --path crates/mrtr-native --bin mrtr-audit"
+        );
+        let runs: Vec<&String> = commands
+            .iter()
+            .filter(|c| c.starts_with("mrtr-audit "))
+            .collect();
+        assert_eq!(runs.len(), 2, "{commands:?}");
+        for run in runs {
+            // The shell's redirection is not an argument.
+            let argv: Vec<&str> = run
+                .split(" > ")
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .collect();
+            let args = super::Args::try_parse_from(&argv).unwrap_or_else(|e| panic!("{run}: {e}"));
+            assert!(args.json, "{run}: the page reads --json reports");
+            if args.url.is_some() {
+                assert_eq!(args.token.as_deref(), Some("bob-token"));
+                assert_eq!(args.other_token.as_deref(), Some("alice-token"));
+            } else {
+                assert!(!args.command.is_empty(), "{run}");
+            }
+        }
+    }
+
     #[test]
     fn the_command_line_is_well_formed() {
         use clap::CommandFactory;
