@@ -213,6 +213,39 @@ pub fn table(lang: Lang) -> Option<Vec<Entry>> {
     )
 }
 
+/// How the step notes introduce what a column of the table says.
+pub const COLUMN_WORDS: &str = "mrtr-audit's verdicts on this server (the table below): ";
+
+/// What the audit says of the server in `column` of a language's table, in the table's own
+/// words, for the step notes to quote: each protection under its cell's word, "(in part)"
+/// where some of its rows passed and some failed. `None` without a table or that column.
+pub fn column_words(lang: Lang, column: usize) -> Option<String> {
+    let rows = table(lang)?;
+    let hardened = variants(lang).get(column)?.hardened;
+    let groups: Vec<String> = [Cell::SdkDoes, Cell::YouAdd, Cell::NotTested]
+        .into_iter()
+        .filter_map(|cell| {
+            let names: Vec<String> = rows
+                .iter()
+                .filter_map(|e| {
+                    let v = e.verdicts.get(column)?;
+                    (v.cell == cell).then(|| {
+                        let partly = v.evidence.iter().any(|(_, x)| x == "pass")
+                            && v.evidence.iter().any(|(_, x)| x == "fail");
+                        format!(
+                            "{}{}",
+                            guard_name(e.guard),
+                            if partly { " (in part)" } else { "" }
+                        )
+                    })
+                })
+                .collect();
+            (!names.is_empty()).then(|| format!("{}: {}", cell.word(hardened), names.join(", ")))
+        })
+        .collect();
+    Some(format!("{COLUMN_WORDS}{}.", groups.join("; ")))
+}
+
 /// Of the protections the audit tested against a table's first server (the example as it
 /// is), how many it leaves to the author: (left, tested).
 pub fn left_to_you(rows: &[Entry]) -> (usize, usize) {
