@@ -201,6 +201,14 @@ async fn run_it_raw_shows_both_eras() {
     let lanes = text_of(&root, "[data-testid=lanes]");
     assert!(lanes.contains("server/discover") && lanes.contains("initialize"));
     assert!(lanes.contains("deployed to prod, release 2026.11.30-2"));
+    // The legacy elicitation/create is glossed as what 2026-07-28 forbids; only it.
+    let glossed = root
+        .query_selector_all("[data-testid=raw-mid-request]")
+        .unwrap();
+    assert_eq!(glossed.length(), 1);
+    assert!(
+        text_of(&root, ".lane.legacy [data-testid=raw-mid-request]").contains("2026-07-28 forbids")
+    );
 }
 
 #[wasm_bindgen_test]

@@ -100,7 +100,12 @@ test('code: what each SDK leaves to you is the audit of its example server', asy
   }
   // Folded to its count, which is the audit's.
   await page.locator('#code [data-lang=ts]').click();
-  assert.match(await page.getByTestId('sdk-fold').locator('summary').textContent(), /finds 5 of the 5 protections it tested left to you/);
+  assert.match(await page.getByTestId('sdk-fold').locator('summary').textContent(), /finds 4 of the 5 protections it tested left to you/);
+  // A changed last character that decodes to the same bytes is a second spelling, not a broken signature.
+  const sig = page.getByTestId('sdk-table').locator('tr', { has: page.locator('th', { hasText: /^Signature$/ }) });
+  assert.match(await sig.locator('td[data-server=ts-sdk-example]').textContent(), /^the SDK does it/);
+  const spelling = page.getByTestId('sdk-table').locator('tr', { has: page.locator('th', { hasText: /^One spelling per ticket$/ }) });
+  assert.match(await spelling.locator('td[data-server=ts-sdk-example]').textContent(), /substitution: fail/);
   // The TS example hardened with bind: the principal and request gaps close, as audited.
   await page.locator('#code [data-lang=ts]').click();
   for (const name of ['Principal', 'Request']) {

@@ -17,6 +17,8 @@ test('run it raw: both eras side by side, and breaking the ticket', async () => 
   assert.match(await lane('modern', 'version'), /-32022.*"supported":\["2026-07-28"\]/);
   assert.match(await lane('legacy', 'open'), /--> .*"method":"initialize"/);
   assert.match(await lane('legacy', 'ask'), /<-- .*"method":"elicitation\/create"/);
+  // That line is the server calling the client mid-request, and the page says 2026-07-28 forbids it.
+  assert.match(await page.getByTestId('raw-mid-request').textContent(), /tools\/call \(id 2\) still waits.*2026-07-28 forbids/);
   assert.match(await lane('legacy', 'finish'), /deployed to prod/);
   // Break it: one character changed → -32602; with the signature check removed → accepted.
   // Each line folds to what it is; the bytes open on demand, all at once with Whole lines.
@@ -45,8 +47,11 @@ test('rules explorer: tools/list never asks; undeclared kinds are never asked fo
   assert.match(await page.getByTestId('rules-answer').textContent(), /input_required, asking for elicitation \(form\)/);
   await page.locator('input[data-cap=form]').uncheck();
   assert.match(await page.getByTestId('rules-answer').textContent(), /-32021/);
+  // The deploy needs bob's yes: sampling would ask the host's model, so it still names the form.
   await page.locator('input[data-cap=sampling]').check();
-  assert.match(await page.getByTestId('rules-answer').textContent(), /asking for sampling/);
+  assert.match(await page.getByTestId('rules-answer').textContent(), /-32021/);
+  assert.match(await page.getByTestId('rules-explanation').textContent(), /needed elicitation \(form\)/);
+  assert.match(await page.getByTestId('rules-response-line').textContent(), /-32021/);
   await page.getByTestId('rules-method').selectOption('tools/list');
   assert.match(await page.getByTestId('rules-explanation').textContent(), /never input_required/);
   // The response folds to one line; opened, the whole JSON.

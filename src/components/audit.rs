@@ -1,4 +1,5 @@
 use leptos::prelude::*;
+use mrtr_world::audit::levels_words;
 use wasm_bindgen::JsCast;
 
 use crate::state::audit_report::{parse, ReportView, RowView, SAMPLE_FILE};
@@ -96,13 +97,7 @@ pub fn AuditCard(link: RwSignal<Link>) -> impl IntoView {
 
 fn card(r: ReportView) -> impl IntoView {
     let ok = r.ok();
-    let summary = format!(
-        "{} passed, {} failed, {} skipped, in {} requests",
-        r.count("pass"),
-        r.count("fail"),
-        r.count("skipped"),
-        r.requests
-    );
+    let verdict = r.verdict();
     let group = |status: &str| -> Vec<RowView> {
         r.rows
             .iter()
@@ -114,8 +109,9 @@ fn card(r: ReportView) -> impl IntoView {
     view! {
         <div class="report" data-testid="audit-report">
             <p class=if ok { "verdict ok" } else { "verdict refused" } role="status" data-testid="audit-verdict">
-                {if ok { "Passes: no required row failed. " } else { "Fails: a required row failed. " }}{summary}
+                {verdict}
             </p>
+            <p class="hint" data-testid="audit-levels">{levels_words()}</p>
             <p class="hint">{format!("{} · tool {}", r.target, r.tool)}</p>
             // Failures first and open; what passed or was skipped folds away.
             {(!failed.is_empty()).then(|| view! { <ol class="audit-rows" aria-label="Failed rows">{rows(failed)}</ol> })}

@@ -56,11 +56,19 @@ pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
             .filter(|l| l.phase == phase)
             .map(|l| {
                 let arrow = if l.outgoing { "--> " } else { "<-- " };
+                // A request the server sent in the middle of the client's: the old way to
+                // ask, glossed from the line itself.
+                let gloss = l.mid_request.as_ref().map(|m| view! {
+                    <p class="line-note forbidden" data-testid="raw-mid-request">
+                        <strong>"Forbidden since 2026-07-28. "</strong>{m.gloss()}
+                    </p>
+                });
                 view! {
                     <details class=if l.outgoing { "line out" } else { "line in" } prop:open=move || whole.get()>
                         <summary><code>{arrow}{one_line(&l.json)}</code></summary>
                         <code class="bytes">{l.json.to_string()}</code>
                     </details>
+                    {gloss}
                 }
             })
             .collect_view()

@@ -3,7 +3,7 @@
 //! every title, level and link taken from the lab's own list of rows by id (never from the
 //! report), so a report can only say pass, fail or skipped and give its evidence as text.
 
-use mrtr_world::audit::{rows::Row, SCHEMA};
+use mrtr_world::audit::{rows::Row, Failed, SCHEMA};
 use serde_json::Value;
 
 /// The sample report, a file beside the page (`assets/audit-sample.json`): the audit of the
@@ -53,12 +53,33 @@ impl ReportView {
         self.rows.iter().filter(|r| r.status == status).count()
     }
 
-    /// True when no required row failed (unknown rows count as required).
+    /// The failed rows, counted by the level the lab's own rows give them (a row of an id the
+    /// page does not know counts as failing the audit).
+    pub fn failed(&self) -> Failed {
+        Failed::count(
+            self.rows
+                .iter()
+                .filter(|r| r.status == "fail")
+                .map(|r| r.row.map(|row| row.level)),
+        )
+    }
+
+    /// True when no MUST or SHOULD row failed, nor an unknown one.
     pub fn ok(&self) -> bool {
-        !self
-            .rows
-            .iter()
-            .any(|r| r.status == "fail" && r.row.is_none_or(|row| row.level.required()))
+        self.failed().ok()
+    }
+
+    /// The verdict in words, by level, then the counts: "Fails: 4 SHOULD rows failed; no
+    /// MUST row did. 19 passed, 4 failed, 2 skipped, in 120 requests".
+    pub fn verdict(&self) -> String {
+        format!(
+            "{} {} passed, {} failed, {} skipped, in {} requests",
+            self.failed().words(),
+            self.count("pass"),
+            self.count("fail"),
+            self.count("skipped"),
+            self.requests
+        )
     }
 }
 
@@ -168,6 +189,14 @@ mod tests {
             .collect();
         assert_eq!(failed, ["other-token", "no-token", "expired", "renewal"]);
         assert!(!r.ok());
+        // Called by their level: SHOULD rows, and they fail the audit; no MUST row failed.
+        assert!(
+            r.verdict()
+                .starts_with("Fails: 4 SHOULD rows failed; no MUST row did. "),
+            "{}",
+            r.verdict()
+        );
+        assert!(!r.verdict().contains("required"));
         let row = r.rows.iter().find(|x| x.id == "other-token").unwrap();
         assert_eq!(row.href().as_deref(), Some("#w=bench&move=alice&predict=0"));
         assert_eq!(row.symbol(), "✗");
@@ -212,6 +241,9 @@ mod tests {
             "kept as text; the view escapes it"
         );
         assert_eq!(r.rows[1].href(), None);
-        assert!(!r.ok(), "an unknown failing row counts as required");
+        assert!(!r.ok(), "an unknown failing row counts against the server");
+        assert!(r
+            .verdict()
+            .starts_with("Fails: 1 SHOULD row and 1 unknown row failed; no MUST row did."));
     }
 }

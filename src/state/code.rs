@@ -266,10 +266,10 @@ fn specs(lang: Lang, phase: Phase, seal: Seal) -> Vec<MarkSpec> {
             spec(0, "const codec = createRequestStateCodec(", "const codec = createRequestStateCodec(", Runs, "mint signs the payload with this key (HMAC-SHA256) and stamps an expiry ttlSeconds ahead. The payload stays readable: signed, not encrypted."),
         ],
         (Lang::TypeScript, Phase::Retry) => vec![
-            spec(0, "requestState: { verify: codec.verify }", "requestState: { verify: codec.verify }", Checks, "Before the handler runs, the SDK calls verify on the returned ticket: the signature and the expiry. The caller is checked only if the codec was given bind; the arguments, never."),
+            spec(0, "requestState: { verify: codec.verify }", "requestState: { verify: codec.verify }", Checks, &audited(lang, 0, "Before the handler runs, the SDK calls verify on the returned ticket; a ticket verify refuses never reaches the handler.")),
             spec(0, "const state = ctx.mcpReq.requestState();", "const ok = acceptedContent(", Runs, "The handler gets the verified payload back, and reads bob's answer from inputResponses."),
             spec(0, "return { content: [", "return { content: [", Runs, "Both are there: it deploys to the env read out of the ticket."),
-            spec(1, "bind: (ctx) => {", "},", Checks, "In the hardened server, verify also recomputes bind for the retry, the caller and the request, and refuses the ticket if it differs from the one minted."),
+            spec(1, "bind: (ctx) => {", "},", Checks, &audited(lang, 1, "In the hardened server, verify also recomputes bind for the retry, the caller and the request, and refuses the ticket if it differs from the one minted.")),
         ],
         (Lang::TypeScript, Phase::Refused) => vec![
             spec(0, "requestState: { verify: codec.verify }", "requestState: { verify: codec.verify }", Checks, "verify throws on this ticket, so the SDK answers -32602 and the handler below never runs."),
@@ -284,7 +284,7 @@ fn specs(lang: Lang, phase: Phase, seal: Seal) -> Vec<MarkSpec> {
             spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Runs, "RequestStateSecurity: the SDK seals that string with these keys (AES-GCM, so the client cannot read it) and gives it this lifetime."),
         ],
         (Lang::Python, Phase::Retry) => vec![
-            spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Checks, "Before the handler runs, the SDK opens the sealed ticket with its keys and checks the expiry (and the OAuth client, when there is one)."),
+            spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Checks, &audited(lang, 0, "Before the handler runs, the SDK opens the sealed ticket with its keys; a ticket that does not open never reaches the handler.")),
             spec(0, "answer = (ctx.input_responses", "if state and isinstance(", Runs, "The handler reads bob's answer and the opened state."),
             spec(0, "return types.CallToolResult(", "return types.CallToolResult(", Runs, "Both are there: it deploys to the env read out of the ticket."),
         ],
@@ -307,6 +307,16 @@ fn specs(lang: Lang, phase: Phase, seal: Seal) -> Vec<MarkSpec> {
             }
             v
         }
+    }
+}
+
+/// A note on an SDK's check: how it works, in `how` (which claims no protection the audit
+/// does not credit the SDK with), then what the audit found of the server in `column` of
+/// the SDK table, in the table's words: the note can never say more or less than the table.
+fn audited(lang: Lang, column: usize, how: &str) -> String {
+    match super::sdk_table::column_words(lang, column) {
+        Some(words) => format!("{how} {words}"),
+        None => how.to_owned(),
     }
 }
 
@@ -480,6 +490,103 @@ mod tests {
         let check = |seal| marks(Lang::Rust, Phase::Retry, seal)[0].note.clone();
         assert_eq!(check(Seal::Signed), "Check 1, Signature: Signature matches");
         assert_eq!(check(Seal::Sealed), "Check 1, Signature: Seal opens");
+    }
+
+    /// Words in a note's own text that say the SDK protects something, per protection.
+    fn claims(g: mrtr_world::audit::Guard) -> &'static [&'static str] {
+        use mrtr_world::audit::Guard;
+        match g {
+            Guard::Check(Check::Signature) => &["signature", "seal", "forge"],
+            Guard::Encoding => &["spelling", "decod", "padding", "alphabet"],
+            Guard::Check(Check::Principal) => &["caller", "principal", "oauth", "token"],
+            Guard::Check(Check::Request) => &["argument", "the request", "other tool"],
+            Guard::Check(Check::Expiry) => &["expir", "lifetime", "deadline", "ttl"],
+            Guard::Check(Check::SingleUse) => &["single use", "redeem", "twice"],
+            _ => &[],
+        }
+    }
+
+    #[test]
+    fn each_sdks_check_notes_say_what_its_table_row_says() {
+        use crate::state::sdk_table::{guard_name, table, variants, Cell, COLUMN_WORDS};
+        for lang in [Lang::TypeScript, Lang::Python] {
+            let rows = table(lang).unwrap();
+            let mut quoted = 0;
+            for phase in [Phase::Retry, Phase::Refused] {
+                for mark in marks(lang, phase, Seal::Signed) {
+                    if mark.kind != MarkKind::Checks {
+                        continue;
+                    }
+                    // The listing's column: the server audited from that very file.
+                    let path = listings(lang)[mark.listing].path;
+                    let column = variants(lang)
+                        .iter()
+                        .position(|v| v.path == path)
+                        .unwrap_or_else(|| panic!("{path} is not audited"));
+                    let hardened = variants(lang)[column].hardened;
+                    let (how, words) = match mark.note.split_once(COLUMN_WORDS) {
+                        Some((how, words)) => (how, Some(words)),
+                        None => (mark.note.as_str(), None),
+                    };
+                    // The note's own words claim only what the table credits the SDK with.
+                    for e in &rows {
+                        for word in claims(e.guard) {
+                            if how.to_lowercase().contains(word) {
+                                assert_eq!(
+                                    e.verdicts[column].cell,
+                                    Cell::SdkDoes,
+                                    "{lang:?} {phase:?}: {:?} says {word:?}, the table: {}",
+                                    mark.note,
+                                    e.verdicts[column].cell.word(hardened)
+                                );
+                            }
+                        }
+                    }
+                    // Where it quotes the audit, every protection is under its table word.
+                    let Some(words) = words else { continue };
+                    quoted += 1;
+                    let said: Vec<(String, String)> = words
+                        .trim_end_matches('.')
+                        .split("; ")
+                        .flat_map(|group| {
+                            let (word, names) = group.split_once(": ").unwrap();
+                            names
+                                .split(", ")
+                                .map(move |n| (n.to_owned(), word.to_owned()))
+                        })
+                        .collect();
+                    assert_eq!(said.len(), rows.len(), "{words}");
+                    for e in &rows {
+                        let v = &e.verdicts[column];
+                        let mixed = v.evidence.iter().any(|(_, x)| x == "pass")
+                            && v.evidence.iter().any(|(_, x)| x == "fail");
+                        let name = format!(
+                            "{}{}",
+                            guard_name(e.guard),
+                            if mixed { " (in part)" } else { "" }
+                        );
+                        let word = said.iter().find(|(n, _)| *n == name).map(|(_, w)| w);
+                        assert_eq!(
+                            word.map(String::as_str),
+                            Some(v.cell.word(hardened)),
+                            "{lang:?} {path}: {name} in {words}"
+                        );
+                    }
+                }
+            }
+            // Each audited file's retry check quotes its column.
+            assert_eq!(quoted, variants(lang).len(), "{lang:?}");
+        }
+        // The Python retry credits the SDK with the request check, as its table row does.
+        let py = &marks(Lang::Python, Phase::Retry, Seal::Signed)[0].note;
+        assert!(
+            py.contains("the SDK does it: Signature, One spelling per ticket, Request;"),
+            "{py}"
+        );
+        assert!(
+            py.contains("left to you: Principal, Expiry (in part)"),
+            "{py}"
+        );
     }
 
     #[test]

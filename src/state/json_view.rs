@@ -34,57 +34,57 @@ pub struct Folding<'a> {
     pub issued: Option<&'a str>,
 }
 
-/// What each explained field means, in the lab's words.
-pub fn explain(key: &str) -> Option<(&'static str, &'static str)> {
-    let text = match key {
-        "jsonrpc" => "Always \"2.0\": every MCP message is JSON-RPC.",
-        "id" => "Pairs a response with its request. A retry stands on its own, so it carries an id of its own.",
-        "method" => "What is asked for. The retry repeats it unchanged.",
-        "params" => "The request's details, and the MCP envelope in _meta.",
-        "_meta" => "The per-request envelope: protocol version, client info and declared capabilities. It travels with every request because the server remembers nothing in between.",
-        "io.modelcontextprotocol/clientCapabilities" => "What this client can do for the server. The server may only ask for kinds declared here, in this very request.",
-        "io.modelcontextprotocol/protocolVersion" => "The protocol revision of this request. Unknown versions get -32022 with the supported list.",
-        "name" => "The tool to call.",
-        "arguments" => "The tool's arguments. The ticket carries a digest of them, so a staging ticket cannot be spent on prod.",
-        "result" => "A successful answer. Asking for input is also a result, not an error.",
-        "resultType" => "\"complete\" means done; \"input_required\" means the server needs answers before it can finish.",
-        "inputRequests" => "The server's questions, under keys it chose. Each is an elicitation, sampling or roots request.",
-        "requestState" => "The ticket: the server's half-done work, signed. The client sends it back byte for byte and never reads or changes it.",
-        "inputResponses" => "The answers, under the same keys as the questions.",
-        "content" => "What the tool returns.",
-        "error" => "A refusal. The lab's server answers every bad ticket with the same -32602, whatever the reason, as both SDKs do: the spec asks only that it refuse, and one answer for all tells a prober nothing.",
-        _ => return None,
-    };
-    // The static key is what the page uses as an anchor.
-    let id = match key {
-        "jsonrpc" => "jsonrpc",
-        "id" => "id",
-        "method" => "method",
-        "params" => "params",
-        "_meta" => "_meta",
-        "io.modelcontextprotocol/clientCapabilities" => "clientCapabilities",
-        "io.modelcontextprotocol/protocolVersion" => "protocolVersion",
-        "name" => "name",
-        "arguments" => "arguments",
-        "result" => "result",
-        "resultType" => "resultType",
-        "inputRequests" => "inputRequests",
-        "requestState" => "requestState",
-        "inputResponses" => "inputResponses",
-        "content" => "content",
-        _ => "error",
-    };
-    Some((id, text))
+/// A note on a key of a message, found by where the key sits (its JSON path), never by its
+/// name alone: `method` at the top is what the request asks for, but inside `inputRequests`
+/// it is the kind of a question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Note {
+    /// The page's anchor for it (`tip-{id}`).
+    pub id: &'static str,
+    pub text: &'static str,
+    /// Where it applies: paths of keys from the message's top, `*` for any one key (the keys
+    /// the server chose for its questions).
+    pub paths: &'static [&'static [&'static str]],
 }
 
-/// The explanation of the key `key` at `path` (dotted, from the message's top): a key
-/// explained only where it means what its note says (`name` is the tool's name in `params`,
-/// not `clientInfo.name`).
-pub fn explain_at(path: &str, key: &str) -> Option<(&'static str, &'static str)> {
-    match key {
-        "name" if path != "params.name" => None,
-        _ => explain(key),
-    }
+/// Every key the page explains, in the lab's words.
+pub const NOTES: [Note; 22] = [
+    Note { id: "jsonrpc", paths: &[&["jsonrpc"]], text: "Always \"2.0\": every MCP message is JSON-RPC." },
+    Note { id: "id", paths: &[&["id"]], text: "Pairs a response with its request. A retry stands on its own, so it carries an id of its own." },
+    Note { id: "method", paths: &[&["method"]], text: "What is asked for. The retry repeats it unchanged." },
+    Note { id: "params", paths: &[&["params"]], text: "The request's details, and the MCP envelope in _meta." },
+    Note { id: "_meta", paths: &[&["params", "_meta"]], text: "The per-request envelope: protocol version, client info and declared capabilities. It travels with every request because the server remembers nothing in between." },
+    Note { id: "clientCapabilities", paths: &[&["params", "_meta", "io.modelcontextprotocol/clientCapabilities"]], text: "What this client can do for the server. The server may only ask for kinds declared here, in this very request." },
+    Note { id: "protocolVersion", paths: &[&["params", "_meta", "io.modelcontextprotocol/protocolVersion"]], text: "The protocol revision of this request. Unknown versions get -32022 with the supported list." },
+    Note { id: "name", paths: &[&["params", "name"]], text: "The tool to call." },
+    Note { id: "arguments", paths: &[&["params", "arguments"]], text: "The tool's arguments. The ticket carries a digest of them, so a staging ticket cannot be spent on prod." },
+    Note { id: "result", paths: &[&["result"]], text: "A successful answer. Asking for input is also a result, not an error." },
+    Note { id: "resultType", paths: &[&["result", "resultType"]], text: "\"complete\" means done; \"input_required\" means the server needs answers before it can finish." },
+    Note { id: "inputRequests", paths: &[&["result", "inputRequests"]], text: "The server's questions, under keys it chose. Each is an elicitation, sampling or roots request." },
+    Note { id: "inputRequests-key", paths: &[&["result", "inputRequests", "*"]], text: "One question, under a key the server chose: the answer comes back under the same key in inputResponses." },
+    Note { id: "inputRequests-method", paths: &[&["result", "inputRequests", "*", "method"]], text: "The kind of question: elicitation/create asks the user, through the host (sampling/createMessage would ask the host's model; roots/list, for the client's folders). A 2025-11-25 server sent the client such a request of its own; here it only rides inside the result, and the client does the asking." },
+    Note { id: "inputRequests-params", paths: &[&["result", "inputRequests", "*", "params"]], text: "What the client needs to ask the question: for a form, the message to show and the schema of the answer (requestedSchema)." },
+    Note { id: "requestState", paths: &[&["result", "requestState"], &["params", "requestState"]], text: "The ticket: the server's half-done work, signed. The client sends it back byte for byte and never reads or changes it." },
+    Note { id: "inputResponses", paths: &[&["params", "inputResponses"]], text: "The answers, under the same keys as the questions." },
+    Note { id: "inputResponses-key", paths: &[&["params", "inputResponses", "*"]], text: "The answer to the question of the same key in inputRequests." },
+    Note { id: "inputResponses-action", paths: &[&["params", "inputResponses", "*", "action"]], text: "What the user did with the form: accept, decline or cancel. Only an accepted answer carries content." },
+    Note { id: "inputResponses-content", paths: &[&["params", "inputResponses", "*", "content"]], text: "The user's answer, shaped as the question's requestedSchema asked." },
+    Note { id: "content", paths: &[&["result", "content"]], text: "What the tool returns." },
+    Note { id: "error", paths: &[&["error"]], text: "A refusal. The lab's server answers every bad ticket with the same -32602, whatever the reason, as both SDKs do: the spec asks only that it refuse, and one answer for all tells a prober nothing." },
+];
+
+/// The note on the key at `path` (its keys from the message's top), if the page explains it.
+pub fn note_at(path: &[&str]) -> Option<&'static Note> {
+    NOTES.iter().find(|n| {
+        n.paths
+            .iter()
+            .any(|p| p.len() == path.len() && p.iter().zip(path).all(|(a, b)| *a == "*" || a == b))
+    })
+}
+
+/// The note of that id.
+pub fn note(id: &str) -> Option<&'static Note> {
+    NOTES.iter().find(|n| n.id == id)
 }
 
 /// A JSON-RPC message in one line, for a folded view: what it asks, or how it answers.
@@ -123,7 +123,7 @@ pub fn one_line(msg: &Value) -> String {
 /// under `params`) that differ from the call.
 pub fn tokens(value: &Value, changes: &[FieldChange]) -> Vec<Token> {
     let mut out = Vec::new();
-    write(value, 0, "", changes, None, &mut out);
+    write(value, 0, "", &mut Vec::new(), changes, None, &mut out);
     out
 }
 
@@ -131,7 +131,7 @@ pub fn tokens(value: &Value, changes: &[FieldChange]) -> Vec<Token> {
 /// for what it says, not byte by byte.
 pub fn folded_tokens(value: &Value, changes: &[FieldChange], f: &Folding) -> Vec<Token> {
     let mut out = Vec::new();
-    write(value, 0, "", changes, Some(f), &mut out);
+    write(value, 0, "", &mut Vec::new(), changes, Some(f), &mut out);
     out
 }
 
@@ -151,10 +151,12 @@ fn plain(out: &mut Vec<Token>, text: impl Into<String>) {
     });
 }
 
-fn write(
-    v: &Value,
+/// Writes `v`, at dotted `path` (for the retry's changes) whose keys are `keys` (for notes).
+fn write<'a>(
+    v: &'a Value,
     depth: usize,
     path: &str,
+    keys: &mut Vec<&'a str>,
     changes: &[FieldChange],
     fold: Option<&Folding>,
     out: &mut Vec<Token>,
@@ -203,14 +205,16 @@ fn write(
                     .iter()
                     .find(|c| c.path == child_path && c.change != Change::Same)
                     .map(|c| c.change);
+                keys.push(k);
                 out.push(Token {
                     text: serde_json::to_string(k).unwrap_or_default(),
-                    field: explain_at(&child_path, k).map(|(id, _)| id),
+                    field: note_at(keys).map(|n| n.id),
                     change,
                     folded: None,
                 });
                 plain(out, ": ");
-                write(child, depth + 1, &child_path, changes, fold, out);
+                write(child, depth + 1, &child_path, keys, changes, fold, out);
+                keys.pop();
                 plain(out, if i + 1 < m.len() { ",\n" } else { "\n" });
             }
             plain(out, format!("{}}}", pad(depth)));
@@ -219,7 +223,7 @@ fn write(
             plain(out, "[\n");
             for (i, child) in a.iter().enumerate() {
                 plain(out, pad(depth + 1));
-                write(child, depth + 1, path, changes, fold, out);
+                write(child, depth + 1, path, keys, changes, fold, out);
                 plain(out, if i + 1 < a.len() { ",\n" } else { "\n" });
             }
             plain(out, format!("{}]", pad(depth)));
@@ -271,7 +275,58 @@ mod tests {
             .map(|t| t.text)
             .collect();
         assert_eq!(named, ["\"name\""]);
-        assert_eq!(explain_at("params._meta.x.name", "name"), None);
+        assert_eq!(note_at(&["params", "_meta", "x", "name"]), None);
+    }
+
+    #[test]
+    fn nested_keys_get_their_own_notes_not_the_envelopes() {
+        let asked = json!({"jsonrpc": "2.0", "id": 2, "result": {"resultType": "input_required",
+            "inputRequests": {"confirm": {"method": "elicitation/create", "params": {"mode": "form", "message": "Deploy?"}}},
+            "requestState": "v1.a.b"}});
+        let retry = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "deploy",
+            "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}, "requestState": "v1.a.b"}});
+        let done = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "deployed"}]}});
+        let fields = |v: &Value| -> Vec<(String, &'static str)> {
+            tokens(v, &[])
+                .into_iter()
+                .filter_map(|t| t.field.map(|f| (t.text, f)))
+                .collect()
+        };
+        let of = |v: &Value, key: &str| -> Vec<&'static str> {
+            fields(v)
+                .into_iter()
+                .filter(|(t, _)| *t == format!("{key:?}"))
+                .map(|(_, f)| f)
+                .collect()
+        };
+        // The question's method and params are the question's, not the request's.
+        assert_eq!(of(&asked, "method"), ["inputRequests-method"]);
+        assert_eq!(of(&asked, "params"), ["inputRequests-params"]);
+        assert_eq!(of(&asked, "confirm"), ["inputRequests-key"]);
+        assert_eq!(of(&retry, "method"), ["method"]);
+        assert_eq!(of(&retry, "params"), ["params"]);
+        // The user's content is not the tool's.
+        assert_eq!(of(&retry, "content"), ["inputResponses-content"]);
+        assert_eq!(of(&retry, "action"), ["inputResponses-action"]);
+        assert_eq!(of(&done, "content"), ["content"]);
+        assert_eq!(of(&asked, "requestState"), ["requestState"]);
+        assert_eq!(of(&retry, "requestState"), ["requestState"]);
+        // Keys no note is about are left alone, whatever their name.
+        assert!(of(&asked, "message").is_empty());
+        assert!(of(&retry, "confirm") == ["inputResponses-key"]);
+        assert!(of(&json!({"params": {"x": {"method": 1, "id": 2}}}), "method").is_empty());
+        // Each note has its own id and text, and no two notes claim one place.
+        for (i, n) in NOTES.iter().enumerate() {
+            assert!(
+                NOTES[..i].iter().all(|o| o.id != n.id && o.text != n.text),
+                "{}",
+                n.id
+            );
+            for p in n.paths {
+                assert_eq!(note_at(p).map(|m| m.id), Some(n.id), "{p:?}");
+            }
+            assert_eq!(note(n.id), Some(n));
+        }
     }
 
     #[test]
@@ -298,7 +353,7 @@ mod tests {
         );
         let method = t.iter().find(|t| t.text == "\"method\"").unwrap();
         assert_eq!(method.change, None);
-        for key in [
+        for id in [
             "id",
             "resultType",
             "inputRequests",
@@ -306,7 +361,7 @@ mod tests {
             "inputResponses",
             "_meta",
         ] {
-            assert!(explain(key).is_some(), "{key}");
+            assert!(note(id).is_some(), "{id}");
         }
     }
 }

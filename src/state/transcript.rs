@@ -4,7 +4,7 @@
 use mrtr_world::diff::retry_changes;
 use mrtr_world::{Actor, EventKind, MessageKind, Trace};
 
-use super::json_view::{explain, folded_tokens, tokens, Folding, Token};
+use super::json_view::{folded_tokens, tokens, Folding, Token};
 
 /// One message on the client's wire.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,34 +103,6 @@ pub fn title(l: &Line) -> String {
     )
 }
 
-pub const GLOSSARY: [&str; 16] = [
-    "jsonrpc",
-    "id",
-    "method",
-    "params",
-    "_meta",
-    "io.modelcontextprotocol/clientCapabilities",
-    "io.modelcontextprotocol/protocolVersion",
-    "name",
-    "arguments",
-    "result",
-    "resultType",
-    "inputRequests",
-    "requestState",
-    "inputResponses",
-    "content",
-    "error",
-];
-
-pub fn explain_by_id(id: &str) -> Option<&'static str> {
-    let key = match id {
-        "clientCapabilities" => "io.modelcontextprotocol/clientCapabilities",
-        "protocolVersion" => "io.modelcontextprotocol/protocolVersion",
-        other => other,
-    };
-    explain(key).map(|(_, text)| text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +165,26 @@ mod tests {
         let ls = lines(&t, t.steps.len() - 1);
         assert!(text(&ls[1].folded).contains("\"requestState\": ticket: sub bob · env staging"));
         assert!(text(&ls[2].folded).contains("\"requestState\": edited ticket: sub bob · env prod"));
+    }
+
+    #[test]
+    fn the_questions_method_and_params_have_notes_of_their_own() {
+        let t = round_trip(Knobs::default(), Ending::Honest);
+        let ls = lines(&t, t.steps.len() - 1);
+        let notes = |l: &Line, key: &str| -> Vec<&'static str> {
+            l.tokens
+                .iter()
+                .filter(|x| x.text == format!("{key:?}"))
+                .filter_map(|x| x.field)
+                .collect()
+        };
+        // The call's method and params are the envelope's; the question's are its own.
+        assert_eq!(notes(&ls[0], "method"), ["method"]);
+        assert_eq!(notes(&ls[0], "params"), ["params"]);
+        assert_eq!(notes(&ls[1], "method"), ["inputRequests-method"]);
+        assert_eq!(notes(&ls[1], "params"), ["inputRequests-params"]);
+        assert_eq!(notes(&ls[2], "content"), ["inputResponses-content"]);
+        assert_eq!(notes(&ls[3], "content"), ["content"]);
     }
 
     #[test]

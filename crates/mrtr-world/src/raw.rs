@@ -54,6 +54,30 @@ pub struct RawLine {
     pub outgoing: bool,
     pub json: Value,
     pub phase: Phase,
+    /// Set on a request the server sent the client while one of the client's own requests
+    /// was still waiting for its answer: read off the lines, never typed in.
+    pub mid_request: Option<MidRequest>,
+}
+
+/// A server's request to the client in the middle of the client's request: the 2025-11-25
+/// way to ask (the shim's `elicitation/create`), and exactly what 2026-07-28 forbids.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MidRequest {
+    /// The server's request: its method.
+    pub method: String,
+    /// The client's request still waiting: its id and method.
+    pub pending_id: Value,
+    pub pending_method: String,
+}
+
+impl MidRequest {
+    /// The line's gloss, in a sentence or two.
+    pub fn gloss(&self) -> String {
+        format!(
+            "The server calls the client: {} is a request of its own, sent while the client's {} (id {}) still waits for its answer. That is the 2025-11-25 way to ask, and exactly what 2026-07-28 forbids: there the server ends the call with input_required, and the client calls again with the answer.",
+            self.method, self.pending_method, self.pending_id
+        )
+    }
 }
 
 impl RawLine {
@@ -115,6 +139,8 @@ struct Wire {
     rng: SeededEntropy,
     user: Principal,
     lines: Vec<RawLine>,
+    /// The client's requests not answered yet: id and method.
+    open: Vec<(Value, String)>,
 }
 
 impl Wire {
@@ -125,15 +151,21 @@ impl Wire {
             rng: SeededEntropy::new(seed ^ RAW_STREAM),
             user: Principal::user("stdio-user"),
             lines: Vec::new(),
+            open: Vec::new(),
         }
     }
 
     /// Sends one message and records it and everything the server sends back.
     fn send(&mut self, msg: &Value, phase: Phase) -> Vec<Value> {
+        if let (Some(id), Some(method)) = (msg.get("id"), msg.get("method").and_then(Value::as_str))
+        {
+            self.open.push((id.clone(), method.to_owned()));
+        }
         self.lines.push(RawLine {
             outgoing: true,
             json: msg.clone(),
             phase,
+            mid_request: None,
         });
         let clock = FixedClock((EPOCH_S + 1) * 1000);
         let out = self
@@ -149,15 +181,27 @@ impl Wire {
             )
             .outgoing;
         for m in &out {
-            let phase = if m.get("method").is_some() {
-                Phase::Ask
-            } else {
-                phase
+            let method = m.get("method").and_then(Value::as_str);
+            let phase = if method.is_some() { Phase::Ask } else { phase };
+            let mid_request = match (method, m.get("id")) {
+                // A request of the server's own (a notification has no id).
+                (Some(method), Some(_)) => self.open.last().map(|(id, pending)| MidRequest {
+                    method: method.to_owned(),
+                    pending_id: id.clone(),
+                    pending_method: pending.clone(),
+                }),
+                // A response: that request of the client's is answered.
+                (None, Some(id)) => {
+                    self.open.retain(|(open, _)| open != id);
+                    None
+                }
+                _ => None,
             };
             self.lines.push(RawLine {
                 outgoing: false,
                 json: m.clone(),
                 phase,
+                mid_request,
             });
         }
         out
@@ -376,6 +420,42 @@ mod tests {
             open.lines[5].json["result"]["content"][0]["text"],
             "deployed to prod, release 2026.11.30-2"
         );
+    }
+
+    #[test]
+    fn only_the_legacy_elicitation_is_glossed_as_what_2026_forbids() {
+        let glossed = |l: &Lane| -> Vec<(usize, MidRequest)> {
+            l.lines
+                .iter()
+                .enumerate()
+                .filter_map(|(i, x)| x.mid_request.clone().map(|m| (i, m)))
+                .collect()
+        };
+        let l = legacy(Knobs::default(), false);
+        let g = glossed(&l);
+        assert_eq!(g.len(), 1, "{g:?}");
+        let (i, m) = &g[0];
+        // The server's elicitation/create, while the client's tools/call (id 2) is open.
+        assert_eq!(l.lines[*i].json["method"], "elicitation/create");
+        assert!(!l.lines[*i].outgoing);
+        assert_eq!(
+            (m.method.as_str(), &m.pending_id, m.pending_method.as_str()),
+            ("elicitation/create", &json!(2), "tools/call")
+        );
+        let gloss = m.gloss();
+        assert!(gloss.contains("tools/call (id 2) still waits"), "{gloss}");
+        assert!(gloss.contains("what 2026-07-28 forbids"), "{gloss}");
+        // The answer that closes the call comes after it, and is no request of the server's.
+        assert!(l.lines[*i + 1..]
+            .iter()
+            .any(|x| !x.outgoing && x.json["id"] == 2));
+        // The 2026 lane never calls the client, nor does the stateless legacy one.
+        for lane in [
+            modern(Knobs::default(), Breakage::default()),
+            legacy(Knobs::default(), true),
+        ] {
+            assert!(glossed(&lane).is_empty(), "{}", lane.title);
+        }
     }
 
     #[test]

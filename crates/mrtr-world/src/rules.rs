@@ -1,5 +1,6 @@
 //! The rules explorer: pick a method and the capabilities a client declares; the real server
-//! answers, and the page shows what it may ask for and what it did.
+//! answers, and the page shows what it may ask for and what it did. Its `tools/call` is the
+//! lesson's own: bob's client calls `deploy` for staging, and the lab's deploy handler runs.
 
 use mrtr_core::wire::{
     may_require_input, ClientCapabilities, Envelope, InputKind, InputRequest, INPUT_CAPABLE_METHODS,
@@ -67,11 +68,30 @@ pub struct Exploration {
 
 fn params_for(method: &str) -> Value {
     match method {
-        "tools/call" => json!({"name": "test_input_required_result_capabilities", "arguments": {}}),
+        // The lesson's call: the deploy handler needs the user's yes, which only a form gives.
+        "tools/call" => json!({"name": "deploy", "arguments": {"env": "staging"}}),
         "prompts/get" => json!({"name": "test_input_required_result_prompt"}),
         "resources/read" => json!({"uri": "mrtr://lab/deploy-log"}),
         _ => json!({}),
     }
+}
+
+/// Whether every key of `small` is in `big`, recursively (a capability object inside another).
+fn contained(small: &Value, big: &Value) -> bool {
+    match (small, big) {
+        (Value::Object(s), Value::Object(b)) => s
+            .iter()
+            .all(|(k, v)| b.get(k).is_some_and(|bv| contained(v, bv))),
+        _ => true,
+    }
+}
+
+/// The kinds of input a `requiredCapabilities` object names.
+fn kinds_required(required: &Value) -> Vec<InputKind> {
+    KINDS
+        .into_iter()
+        .filter(|k| contained(&k.required_capability(), required))
+        .collect()
 }
 
 fn kinds_label(kinds: &[InputKind]) -> String {
@@ -141,9 +161,17 @@ pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
             INPUT_CAPABLE_METHODS.join(", ")
         ),
         (Answer::Asked(k), true) => format!("The server asked for {}: only kinds this request declared.", kinds_label(k)),
-        (Answer::MissingCapability { code, required }, true) => format!(
-            "The server needed input this request did not declare a way to give ({required}), so instead of asking it answered {code} with requiredCapabilities."
-        ),
+        (Answer::MissingCapability { code, required }, true) => {
+            let kinds = kinds_required(required);
+            let what = if kinds.is_empty() {
+                "input".to_owned()
+            } else {
+                kinds_label(&kinds)
+            };
+            format!(
+                "The server needed {what}, which this request did not declare, so instead of asking it answered {code} and named what it needs in requiredCapabilities: {required}."
+            )
+        }
         (Answer::Complete, true) => "The server had all it needed and completed.".into(),
         (Answer::Error(c, m), true) => format!("The server answered {c}: {m}."),
     };
@@ -212,21 +240,49 @@ mod tests {
     }
 
     #[test]
-    fn the_adaptive_tool_asks_with_what_was_declared() {
-        let sampling_only = ClientCapabilities {
-            sampling: true,
-            ..Default::default()
-        };
-        assert_eq!(
-            explore("tools/call", sampling_only).answer,
-            Answer::Asked(vec![InputKind::Sampling])
-        );
-        let none = explore("tools/call", ClientCapabilities::default());
-        assert!(matches!(none.answer, Answer::MissingCapability { .. }));
-        assert_eq!(
-            none.answer.headline(),
-            "error -32021: a capability is missing"
-        );
+    fn tools_call_is_the_lessons_deploy_and_asks_only_for_a_declared_form() {
+        for caps in all_caps() {
+            let e = explore("tools/call", caps.clone());
+            assert_eq!(e.request["params"]["name"], "deploy");
+            assert_eq!(e.request["params"]["arguments"], json!({"env": "staging"}));
+            if caps.elicitation_form {
+                assert_eq!(
+                    e.answer,
+                    Answer::Asked(vec![InputKind::ElicitForm]),
+                    "{caps:?}"
+                );
+                // The question is the deploy handler's own.
+                let question = format!(
+                    "Deploy release {} to staging?",
+                    mrtr_core::fixtures::LATEST_RELEASE
+                );
+                assert_eq!(
+                    e.response
+                        .pointer("/result/inputRequests/confirm/params/message"),
+                    Some(&json!(question))
+                );
+            } else {
+                // Sampling or roots would not do: only a form gets bob's yes, so the
+                // server names the form it needs instead of asking.
+                let required = json!({"elicitation": {"form": {}}});
+                assert_eq!(
+                    e.answer,
+                    Answer::MissingCapability {
+                        code: -32021,
+                        required: required.clone()
+                    },
+                    "{caps:?}"
+                );
+                assert_eq!(e.answer.headline(), "error -32021: a capability is missing");
+                assert!(
+                    e.explanation.starts_with(
+                        "The server needed elicitation (form), which this request did not declare"
+                    ) && e.explanation.ends_with(&format!("{required}.")),
+                    "{}",
+                    e.explanation
+                );
+            }
+        }
         let form = ClientCapabilities {
             elicitation_form: true,
             ..Default::default()
@@ -238,5 +294,22 @@ mod tests {
         assert!(explore("tools/list", ClientCapabilities::all())
             .explanation
             .contains("never input_required"));
+    }
+
+    #[test]
+    fn required_capabilities_read_back_as_kinds() {
+        assert_eq!(
+            kinds_required(&json!({"elicitation": {"form": {}}})),
+            [InputKind::ElicitForm]
+        );
+        assert_eq!(
+            kinds_required(&json!({"elicitation": {"form": {}, "url": {}}, "roots": {}})),
+            [
+                InputKind::ElicitForm,
+                InputKind::ElicitUrl,
+                InputKind::Roots
+            ]
+        );
+        assert!(kinds_required(&json!({"other": {}})).is_empty());
     }
 }

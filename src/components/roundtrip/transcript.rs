@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 use mrtr_world::diff::Change;
 
-use crate::state::json_view::{explain, text, Folded, Token};
-use crate::state::transcript::{explain_by_id, quiet_step, title, Line, GLOSSARY};
+use crate::state::json_view::{note, text, Folded, Token, NOTES};
+use crate::state::transcript::{quiet_step, title, Line};
 
 #[component]
 pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView {
@@ -51,7 +51,7 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
                 <span class="legend changed">"changed"</span>" and "<span class="legend added">"added"</span>" fields are marked. "
                 <span class="legend folded">"{ … }"</span>" folds detail; the ticket shows what it says."</p>
             <ul class="sr-only">
-                {GLOSSARY.into_iter().filter_map(explain).map(|(id, text)| view! { <li id=format!("tip-{id}")>{text}</li> }).collect_view()}
+                {NOTES.iter().map(|n| view! { <li id=format!("tip-{}", n.id)>{n.text}</li> }).collect_view()}
             </ul>
             <ol class=move || if whole.get() { "messages whole" } else { "messages" } node_ref=list>
                 // Keyed by content: a line the next trace shares stays, focus and all.
@@ -122,7 +122,7 @@ fn token(t: Token) -> AnyView {
         }
         None => {}
     }
-    match t.field.and_then(|f| explain_by_id(f).map(|tip| (f, tip))) {
+    match t.field.and_then(|f| note(f).map(|n| (f, n.text))) {
         // The explanation is drawn from data-tip by CSS, so it never joins the JSON's text
         // (copying stays clean); screen readers get it through aria-describedby.
         Some((field, tip)) => view! {

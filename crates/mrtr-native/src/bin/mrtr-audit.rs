@@ -6,8 +6,8 @@
 //!
 //! It finds a tool that answers with a ticket (or audits --tool), then tries every misuse of
 //! the ticket the lab knows, each a row: pass, fail or skipped, with one line of evidence.
-//! The table goes to stdout, progress to stderr. Exit 0 when no required row fails, 1 when
-//! one does, 2 for usage or connection errors.
+//! The table goes to stdout, progress to stderr. Exit 0 when no MUST or SHOULD row fails, 1
+//! when one does (recommended rows are reported, not counted), 2 for usage or connection errors.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ use clap::Parser;
 use serde_json::Value;
 
 use mrtr_native::audit_wire::{HttpWire, StdioWire, Transcript};
-use mrtr_world::audit::{self, Options, Report, Status, Wire};
+use mrtr_world::audit::{self, Level, Options, Report, Status, Wire};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -182,18 +182,6 @@ fn table(r: &Report, target: &str) -> String {
             row.evidence
         ));
     }
-    let failed: Vec<&str> = r
-        .rows
-        .iter()
-        .filter(|x| x.status == Status::Fail && x.row.level.required())
-        .map(|x| x.row.id)
-        .collect();
-    let soft: Vec<&str> = r
-        .rows
-        .iter()
-        .filter(|x| x.status == Status::Fail && !x.row.level.required())
-        .map(|x| x.row.id)
-        .collect();
     s.push_str(&format!(
         "\nverdict: {} — {} passed, {} failed, {} skipped",
         if r.ok() { "PASS" } else { "FAIL" },
@@ -201,11 +189,26 @@ fn table(r: &Report, target: &str) -> String {
         r.count(Status::Fail),
         r.count(Status::Skipped)
     ));
-    if !failed.is_empty() {
-        s.push_str(&format!("; required rows failed: {}", failed.join(", ")));
-    }
-    if !soft.is_empty() {
-        s.push_str(&format!("; recommended rows failed: {}", soft.join(", ")));
+    // The failed rows by level, as the report defines them: MUST and SHOULD count.
+    for level in Level::ALL {
+        let ids: Vec<&str> = r
+            .rows
+            .iter()
+            .filter(|x| x.status == Status::Fail && x.row.level == level)
+            .map(|x| x.row.id)
+            .collect();
+        if !ids.is_empty() {
+            let counted = if level.required() {
+                ""
+            } else {
+                " (not counted)"
+            };
+            s.push_str(&format!(
+                "; {} rows failed{counted}: {}",
+                level.id(),
+                ids.join(", ")
+            ));
+        }
     }
     s.push('\n');
     s
@@ -213,6 +216,87 @@ fn table(r: &Report, target: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use mrtr_world::audit::{Report, RowResult, Status, ROWS};
+
+    #[test]
+    fn the_verdict_line_names_failed_rows_by_level() {
+        let fail = ["other-token", "no-token", "padding"];
+        let report = Report {
+            tool: "deploy".into(),
+            arguments: serde_json::json!({"env": "staging"}),
+            rows: ROWS
+                .iter()
+                .map(|row| RowResult {
+                    row,
+                    status: if fail.contains(&row.id) {
+                        Status::Fail
+                    } else {
+                        Status::Pass
+                    },
+                    evidence: String::new(),
+                    sent: None,
+                    got: None,
+                    requests: 1,
+                })
+                .collect(),
+            requests: ROWS.len(),
+        };
+        let table = super::table(&report, "http://127.0.0.1:3000/mcp");
+        let verdict = table.lines().last().unwrap();
+        assert_eq!(
+            verdict,
+            "verdict: FAIL — 22 passed, 3 failed, 0 skipped; SHOULD rows failed: other-token, no-token; recommended rows failed (not counted): padding"
+        );
+        assert!(!table.contains("required"), "{table}");
+    }
+
+    /// The commands the page's "Audit your server" section prints, as a reader would type them.
+    fn page_commands() -> Vec<String> {
+        let page = include_str!("../../../../index.html");
+        let start = page
+            .find(r#"data-testid="audit-commands">"#)
+            .expect("the page prints the audit's commands");
+        let block = &page[start..];
+        let block = &block[block.find('>').unwrap() + 1..block.find("</pre>").unwrap()];
+        block
+            .lines()
+            .filter(|l| !l.contains(r#"class="comment""#))
+            .map(|l| l.replace("&gt;", ">").replace("&amp;", "&"))
+            .collect()
+    }
+
+    #[test]
+    fn the_pages_commands_install_this_binary_and_parse() {
+        use clap::Parser;
+        let commands = page_commands();
+        assert_eq!(
+            commands[0],
+            "cargo install --locked --path crates/mrtr-native --bin mrtr-audit"
+        );
+        let runs: Vec<&String> = commands
+            .iter()
+            .filter(|c| c.starts_with("mrtr-audit "))
+            .collect();
+        assert_eq!(runs.len(), 2, "{commands:?}");
+        for run in runs {
+            // The shell's redirection is not an argument.
+            let argv: Vec<&str> = run
+                .split(" > ")
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .collect();
+            let args = super::Args::try_parse_from(&argv).unwrap_or_else(|e| panic!("{run}: {e}"));
+            assert!(args.json, "{run}: the page reads --json reports");
+            if args.url.is_some() {
+                assert_eq!(args.token.as_deref(), Some("bob-token"));
+                assert_eq!(args.other_token.as_deref(), Some("alice-token"));
+            } else {
+                assert!(!args.command.is_empty(), "{run}");
+            }
+        }
+    }
+
     #[test]
     fn the_command_line_is_well_formed() {
         use clap::CommandFactory;

@@ -11,7 +11,7 @@ use mrtr_core::client::{AgreeableHost, Client, Step};
 use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse, ResultType};
 use serde_json::{json, Map, Value};
 
-pub use rows::{Guard, Level, Row, ROWS};
+pub use rows::{levels_words, Failed, Guard, Level, Row, ROWS};
 use variants::Variant;
 
 /// The version of the `--json` report.
@@ -129,12 +129,19 @@ impl Report {
         self.rows.iter().filter(|r| r.status == s).count()
     }
 
-    /// True when no required row failed.
+    /// The failed rows, counted by level.
+    pub fn failed(&self) -> rows::Failed {
+        rows::Failed::count(
+            self.rows
+                .iter()
+                .filter(|r| r.status == Status::Fail)
+                .map(|r| Some(r.row.level)),
+        )
+    }
+
+    /// True when no MUST or SHOULD row failed (the levels that count: [`Level::required`]).
     pub fn ok(&self) -> bool {
-        !self
-            .rows
-            .iter()
-            .any(|r| r.status == Status::Fail && r.row.level.required())
+        self.failed().ok()
     }
 
     pub fn status(&self, id: &str) -> Option<Status> {

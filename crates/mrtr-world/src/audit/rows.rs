@@ -28,6 +28,8 @@ pub enum Level {
 }
 
 impl Level {
+    pub const ALL: [Level; 3] = [Level::Must, Level::Should, Level::Recommended];
+
     pub fn id(self) -> &'static str {
         match self {
             Level::Must => "MUST",
@@ -39,6 +41,128 @@ impl Level {
     /// A failing row at this level fails the audit.
     pub fn required(self) -> bool {
         !matches!(self, Level::Recommended)
+    }
+
+    /// What a row at this level is, in a few words.
+    pub fn means(self) -> &'static str {
+        match self {
+            Level::Must => "what the spec requires",
+            Level::Should => "what it asks for unless a server has a good reason not to",
+            Level::Recommended => "the lab's own hardening, beyond the spec",
+        }
+    }
+}
+
+/// "1 SHOULD row", "4 SHOULD rows".
+fn rows_of(n: usize, what: &str) -> String {
+    format!("{n} {what} row{}", if n == 1 { "" } else { "s" })
+}
+
+/// "a", "a or b", "a, b or c" (with `word` for "or").
+fn joined(parts: &[String], word: &str) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} {word} {last}", init.join(", ")),
+    }
+}
+
+/// How each level counts in an audit's verdict, in a sentence, read off [`Level`].
+pub fn levels_words() -> String {
+    let means = Level::ALL
+        .iter()
+        .map(|l| format!("{}: {}", l.id(), l.means()))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let ids = |required: bool| {
+        Level::ALL
+            .iter()
+            .filter(|l| l.required() == required)
+            .map(|l| l.id().to_owned())
+            .collect::<Vec<_>>()
+    };
+    format!(
+        "{means}. The audit fails a server when a {} row fails; {} rows are reported, not counted.",
+        joined(&ids(true), "or"),
+        joined(&ids(false), "or"),
+    )
+}
+
+/// The failed rows of an audit, counted by level: its verdict, and the verdict in words.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Failed {
+    /// Failed rows of each level, in the order of [`Level::ALL`].
+    pub by_level: [usize; 3],
+    /// Failed rows of an id the reader does not know: they count as failing the audit.
+    pub unknown: usize,
+}
+
+impl Failed {
+    /// Counts failed rows given by their level (`None`: a row of an unknown id).
+    pub fn count(levels: impl IntoIterator<Item = Option<Level>>) -> Failed {
+        let mut f = Failed::default();
+        for l in levels {
+            match l {
+                Some(l) => f.by_level[Level::ALL.iter().position(|x| *x == l).unwrap_or(0)] += 1,
+                None => f.unknown += 1,
+            }
+        }
+        f
+    }
+
+    pub fn of(&self, level: Level) -> usize {
+        Level::ALL
+            .iter()
+            .position(|x| *x == level)
+            .map_or(0, |i| self.by_level[i])
+    }
+
+    /// True when no row that counts failed: the audit passes.
+    pub fn ok(&self) -> bool {
+        self.unknown == 0 && Level::ALL.iter().all(|l| !l.required() || self.of(*l) == 0)
+    }
+
+    /// "Passes: no MUST or SHOULD row failed." or "Fails: 4 SHOULD rows failed; no MUST
+    /// row did.", with any recommended failures after, as reported but not counted.
+    pub fn words(&self) -> String {
+        let counted: Vec<Level> = Level::ALL.into_iter().filter(|l| l.required()).collect();
+        let mut failed: Vec<String> = counted
+            .iter()
+            .filter(|l| self.of(**l) > 0)
+            .map(|l| rows_of(self.of(*l), l.id()))
+            .collect();
+        if self.unknown > 0 {
+            failed.push(rows_of(self.unknown, "unknown"));
+        }
+        let clean: Vec<String> = counted
+            .iter()
+            .filter(|l| self.of(**l) == 0)
+            .map(|l| l.id().to_owned())
+            .collect();
+        let mut s = if failed.is_empty() {
+            format!("Passes: no {} row failed", joined(&clean, "or"))
+        } else if clean.is_empty() {
+            format!("Fails: {} failed", joined(&failed, "and"))
+        } else {
+            format!(
+                "Fails: {} failed; no {} row did",
+                joined(&failed, "and"),
+                joined(&clean, "or")
+            )
+        };
+        let soft: Vec<String> = Level::ALL
+            .into_iter()
+            .filter(|l| !l.required() && self.of(*l) > 0)
+            .map(|l| rows_of(self.of(l), l.id()))
+            .collect();
+        if !soft.is_empty() {
+            s.push_str(&format!(
+                "; {} failed too, reported but not counted",
+                joined(&soft, "and")
+            ));
+        }
+        s.push('.');
+        s
     }
 }
 
@@ -302,6 +426,56 @@ pub const ROWS: [Row; 25] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_verdict_names_failed_rows_by_their_level() {
+        use Level::*;
+        let words = |levels: &[Option<Level>]| {
+            let f = Failed::count(levels.iter().copied());
+            (f.ok(), f.words())
+        };
+        assert_eq!(
+            words(&[]),
+            (true, "Passes: no MUST or SHOULD row failed.".into())
+        );
+        assert_eq!(
+            words(&[Some(Recommended), Some(Recommended)]),
+            (
+                true,
+                "Passes: no MUST or SHOULD row failed; 2 recommended rows failed too, reported but not counted.".into()
+            )
+        );
+        // The naive preset's audit: only SHOULD rows fail, and that fails the audit.
+        assert_eq!(
+            words(&[Some(Should); 4]),
+            (
+                false,
+                "Fails: 4 SHOULD rows failed; no MUST row did.".into()
+            )
+        );
+        assert_eq!(
+            words(&[Some(Must), Some(Should), Some(Should), Some(Recommended)]),
+            (
+                false,
+                "Fails: 1 MUST row and 2 SHOULD rows failed; 1 recommended row failed too, reported but not counted.".into()
+            )
+        );
+        assert_eq!(
+            words(&[None]),
+            (
+                false,
+                "Fails: 1 unknown row failed; no MUST or SHOULD row did.".into()
+            )
+        );
+        // The verdict is the levels' own rule.
+        for l in Level::ALL {
+            assert_eq!(Failed::count([Some(l)]).ok(), !l.required(), "{l:?}");
+        }
+        assert_eq!(
+            levels_words(),
+            "MUST: what the spec requires; SHOULD: what it asks for unless a server has a good reason not to; recommended: the lab's own hardening, beyond the spec. The audit fails a server when a MUST or SHOULD row fails; recommended rows are reported, not counted."
+        );
+    }
 
     #[test]
     fn ids_are_unique_and_every_check_but_answer_is_tried() {
