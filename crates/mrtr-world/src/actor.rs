@@ -35,7 +35,7 @@ impl Actor {
 
     pub fn label(self) -> &'static str {
         match self {
-            Actor::Host => "User / host",
+            Actor::Host => "User: bob",
             Actor::Client => "Client",
             Actor::Balancer => "Load balancer",
             Actor::ReplicaA => "Replica A",

@@ -49,6 +49,15 @@ impl Layout {
         }
     }
 
+    /// The host's frame, drawn around the user's node and the client's (in MCP the client
+    /// lives inside the host): top-left corner, width and height.
+    pub fn host_frame(self) -> (f64, f64, f64, f64) {
+        match self {
+            Layout::Wide => (6.0, 100.0, 336.0, 104.0),
+            Layout::Tall => (14.0, 6.0, 332.0, 226.0),
+        }
+    }
+
     /// Where replica B's first check is written; the rest follow down by [`CHECK_ROW`].
     pub fn checks_at(self) -> (f64, f64) {
         let (x, y) = self.position(Actor::ReplicaB);
@@ -90,8 +99,8 @@ impl Layout {
 /// The centre of an actor's box in the wide layout.
 pub fn position(actor: Actor) -> (f64, f64) {
     match actor {
-        Actor::Host => (78.0, 150.0),
-        Actor::Client => (250.0, 150.0),
+        Actor::Host => (88.0, 150.0),
+        Actor::Client => (258.0, 150.0),
         Actor::Balancer => (440.0, 150.0),
         Actor::ReplicaA => (660.0, 60.0),
         Actor::ReplicaB => (660.0, 240.0),
@@ -149,7 +158,7 @@ mod tests {
             position(Actor::Balancer)
         );
         let (x, y) = message_point(Actor::Client, Actor::Balancer, 0.5);
-        assert_eq!((x, y), (345.0, 150.0));
+        assert_eq!((x, y), (349.0, 150.0));
         let (x1, _) = message_point(Actor::Client, Actor::Balancer, 0.25);
         let (x2, _) = message_point(Actor::Client, Actor::Balancer, 0.75);
         assert!(x1 < x && x < x2);
@@ -163,6 +172,31 @@ mod tests {
                 x > 40.0 && x < VIEW_W - 40.0 && y > 20.0 && y < VIEW_H - 20.0,
                 "{a:?}"
             );
+        }
+    }
+
+    #[test]
+    fn the_client_is_drawn_inside_the_host_and_nothing_else_is() {
+        for layout in [Layout::Wide, Layout::Tall] {
+            let (fx, fy, fw, fh) = layout.host_frame();
+            let (vw, vh) = layout.view_box();
+            assert!(
+                fx >= 0.0 && fy >= 0.0 && fx + fw <= vw && fy + fh <= vh,
+                "{layout:?}"
+            );
+            // An actor's box is 140 × 48 around its centre, its note 40 below the centre.
+            let inside = |a: Actor| {
+                let (x, y) = layout.position(a);
+                x - 70.0 >= fx && x + 70.0 <= fx + fw && y - 24.0 >= fy && y + 44.0 <= fy + fh
+            };
+            let overlaps = |a: Actor| {
+                let (x, y) = layout.position(a);
+                !(x + 70.0 < fx || x - 70.0 > fx + fw || y + 24.0 < fy || y - 24.0 > fy + fh)
+            };
+            assert!(inside(Actor::Host) && inside(Actor::Client), "{layout:?}");
+            for a in [Actor::Balancer, Actor::ReplicaA, Actor::ReplicaB] {
+                assert!(!overlaps(a), "{layout:?} {a:?}");
+            }
         }
     }
 

@@ -44,8 +44,17 @@ pub fn Diagram(layout: Layout, frame: Memo<Frame>) -> impl IntoView {
     view! {
         <svg class=format!("diagram {id}") viewBox=format!("0 0 {} {}", px(vw), px(vh)) role="img"
             aria-labelledby=labelled_by data-layout=id>
-            <title id=title_id>"Diagram: user and host, client, load balancer, replicas A and B"</title>
+            <title id=title_id>"Diagram: the host, with the user and the client inside it; the load balancer; replicas A and B"</title>
             <desc id=desc_id>"The transcript beside the diagram lists every message it shows, in order."</desc>
+            {
+                let (x, y, w, h) = layout.host_frame();
+                view! {
+                    <g class="host-frame" data-testid="host-frame">
+                        <rect x=px(x) y=px(y) width=px(w) height=px(h) rx="14"/>
+                        <text x=px(x + 10.0) y=px(y + 16.0)>"Host: the app bob uses"</text>
+                    </g>
+                }
+            }
             {EDGES.into_iter().map(|(a, b)| {
                 let ((x1, y1), (x2, y2)) = (at(a), at(b));
                 view! {
