@@ -122,6 +122,16 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
         })
     });
     let verdict = Memo::new(move |_| trace.with(|t| t.verdict_by(step.get()).cloned()));
+    // An embed sits still while the reader steps: until B judges, the room of its verdict is
+    // held by the last step's, invisible (the caption and the wire scroll inside their boxes).
+    let embedded = document()
+        .document_element()
+        .is_some_and(|h| h.has_attribute("data-embed"));
+    let reserve = Memo::new(move |_| {
+        (embedded && verdict.with(Option::is_none))
+            .then(|| trace.with(|t| t.verdict_by(t.steps.len().saturating_sub(1)).cloned()))
+            .flatten()
+    });
 
     // Help closes back onto its button, so the focus never lands on nothing.
     Effect::new(move |prev: Option<bool>| {
@@ -187,6 +197,11 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
                         <Help help_open=help_open/>
                     </Show>
                     {move || verdict.get().map(|v| view! { <CheckList verdict=v seal=trace.with(|t| t.seal) by="Replica B" harm=trace.with(|t| t.harm.clone())/> })}
+                    {move || reserve.get().map(|v| view! {
+                        <div class="check-list-room" aria-hidden="true">
+                            <CheckList verdict=v seal=trace.with(|t| t.seal) by="Replica B" harm=trace.with(|t| t.harm.clone())/>
+                        </div>
+                    })}
                 </div>
                 // The wire log a task after the diagram.
                 <Show when=move || later.get()>

@@ -47,9 +47,9 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
                 <button type="button" class="small-toggle" data-testid="whole-messages" aria-pressed=move || whole.get().to_string()
                     on:click=move |_| whole.update(|w| *w = !*w)>"Whole messages"</button>
             </div>
-            <p class="hint">"Underlined keys explain themselves on hover or focus. In the retry, "
-                <span class="legend changed">"changed"</span>" and "<span class="legend added">"added"</span>" fields are marked. "
-                <span class="legend folded">"{ … }"</span>" folds detail; the ticket shows what it says."</p>
+            <p class="hint">"Underlined keys explain themselves (hover or focus). The retry's "
+                <span class="legend changed">"changed"</span>" and "<span class="legend added">"added"</span>" fields are marked; "
+                <span class="legend folded">"{ … }"</span>" folds detail."</p>
             <ul class="sr-only">
                 {NOTES.iter().map(|n| view! { <li id=format!("tip-{}", n.id)>{n.text}</li> }).collect_view()}
             </ul>
@@ -126,10 +126,23 @@ fn token(t: Token) -> AnyView {
         // The explanation is drawn from data-tip by CSS, so it never joins the JSON's text
         // (copying stays clean); screen readers get it through aria-describedby.
         Some((field, tip)) => view! {
-            <span class=format!("field{change}") tabindex="0" data-field=field data-tip=tip aria-describedby=format!("tip-{field}")>{t.text}</span>
+            <span class=format!("field{change}") tabindex="0" data-field=field data-tip=tip aria-describedby=format!("tip-{field}")>{breakable(&t.text)}</span>
         }
         .into_any(),
         None if !change.is_empty() => view! { <span class=format!("plain{change}")>{t.text}</span> }.into_any(),
         None => t.text.into_any(),
     }
+}
+
+/// A key as text that may break after each `/` (a namespace's end, as in
+/// `io.modelcontextprotocol/protocolVersion`), so a long key wraps between its parts rather
+/// than inside a word. `<wbr>` adds no character: copying the JSON stays clean.
+fn breakable(text: &str) -> impl IntoView {
+    let parts: Vec<String> = text.split_inclusive('/').map(str::to_owned).collect();
+    let last = parts.len().saturating_sub(1);
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| view! { {p}{(i < last).then(|| view! { <wbr/> })} })
+        .collect_view()
 }
