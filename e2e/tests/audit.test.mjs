@@ -51,3 +51,13 @@ test('audit: a pasted or opened report is read here; a bad one gets a sentence',
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('audit: at 375 px the commands wrap between arguments, never inside one', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=audit', viewport: { width: 375, height: 800 } });
+  await waitForApp(page);
+  const split = await page.getByTestId('audit-commands').locator('.arg').evaluateAll((els) => els.filter((e) => e.getClientRects().length > 1).map((e) => e.textContent));
+  assert.deepEqual(split, []);
+  assert.ok(await page.getByTestId('audit-commands').locator('.arg').count() >= 14);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

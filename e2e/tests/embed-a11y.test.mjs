@@ -60,6 +60,48 @@ test('embeds and links of the two widgets the bench replaced open the bench', as
   }
 });
 
+test('an embed carries the words its widget uses; compact folds the wire and hides the extras', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '?embed=roundtrip#w=roundtrip' });
+  await page.getByTestId('forward').waitFor();
+  const glossary = page.getByTestId('embed-glossary');
+  assert.equal(await glossary.isVisible(), true);
+  await glossary.locator('summary').click();
+  const terms = await glossary.locator('dt').allTextContents();
+  assert.deepEqual(terms, ['Host', 'Client', 'Server', 'Tool', 'Replica', 'Load balancer', 'Ticket', 'Principal', 'Signature']);
+  assert.match(await glossary.locator('dd').nth(1).textContent(), /lives inside the host/);
+  assert.equal(await page.locator('[data-testid=embed-glossary] [id]').count(), 0, 'no id of the page is copied');
+  assert.equal(await page.getByTestId('wire-fold').count(), 0, 'not compact: the wire log is open');
+  await context.close();
+  // Compact: the wire log folded to a line, hints hidden.
+  const c = await open(browser, site, { path: '?embed=roundtrip&compact=1#w=roundtrip&step=3' });
+  await c.page.getByTestId('forward').waitFor();
+  const fold = c.page.getByTestId('wire-fold');
+  assert.equal(await fold.evaluate((d) => d.open), false);
+  assert.match(await fold.locator('summary').textContent(), /^On the wire: \d+ messages so far$/);
+  assert.equal(await c.page.locator('#roundtrip .hint').first().isVisible(), false);
+  // The page's own preview is as tall as the widget it shows.
+  assert.deepEqual([...problems, ...c.problems], []);
+  await c.context.close();
+});
+
+test('the docs page\'s preview shows the whole widget, sized to the height it posts', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=roundtrip' });
+  await waitForApp(page);
+  await page.getByTestId('embed-fold').locator('summary').click();
+  const item = page.locator('.embeds li', { has: page.locator('.snippet[data-widget=bench]') });
+  await item.getByRole('button', { name: 'Show preview' }).click();
+  const frame = item.locator('iframe.preview');
+  await page.waitForFunction(() => {
+    const f = [...document.querySelectorAll('iframe.preview')].find((x) => x.src.includes('embed=bench'));
+    return f && f.getBoundingClientRect().height > 900;
+  }, null, { timeout: 15000 });
+  const inner = await frame.contentFrame().locator('html').evaluate((h) => h.scrollHeight);
+  const outer = await frame.evaluate((f) => f.getBoundingClientRect().height);
+  assert.ok(Math.abs(inner - outer) <= 2, `preview ${outer} px, widget ${inner} px`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('an embed keeps ?embed= in its address while its link changes', async () => {
   const { page, context, problems } = await open(browser, site, { path: '?embed=roundtrip&theme=dark#w=roundtrip' });
   await page.getByTestId('forward').click();

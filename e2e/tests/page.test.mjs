@@ -25,7 +25,7 @@ test('the page reads before the wasm arrives, in the chosen theme, and the widge
   assert.match(await page.locator('.lede').textContent(), /input_required/);
   assert.equal(await page.locator('main section h2').count(), 11);
   assert.match(await page.locator('#why').textContent(), /Principal.*bearer token/s);
-  assert.match(await page.locator('#bench .intro').textContent(), /act as bob's client/);
+  assert.match(await page.locator('#bench .intro').textContent(), /Play bob's client/);
   assert.match(await page.locator('#roundtrip .starting').textContent(), /Starting the lab/);
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
   release();

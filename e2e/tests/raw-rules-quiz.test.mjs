@@ -61,6 +61,7 @@ test('rules explorer: tools/list never asks; undeclared kinds are never asked fo
   assert.match(await page.getByTestId('rules-response').textContent(), /"resultType": "complete"/);
   assert.equal(await page.getByTestId('rules-response').isVisible(), true);
   // A spec rule's link opens the widget state that shows it.
+  await page.getByTestId('spec-rules-fold').locator('summary').click();
   await page.getByTestId('spec-rules').getByText('See: alice with bob\'s ticket').click();
   await page.getByTestId('attempts').waitFor();
   assert.match(await page.getByTestId('misuse-answer').textContent(), /Principal is this caller/);

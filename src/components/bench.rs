@@ -165,16 +165,18 @@ pub fn AttackBench(link: RwSignal<Link>) -> impl IntoView {
                                 prop:checked=move || mv.get() == Some(m)
                                 on:change=move |_| open(m)/>
                             <span class="move-n" aria-hidden="true">{(i + 1).to_string()}</span>
-                            <span class="move-text"><span class="move-label">{m.label()}</span>" "<span class="role">{m.role()}</span></span>
-                            <span class=move || format!("move-chip {}", shown_tone(played(m).as_ref(), seen(m))) data-testid=format!("chip-{}", m.id())>
-                                {move || if seen(m) { played(m).map(|p| chip(&p)).unwrap_or_default() } else { "?".into() }}
+                            <span class="move-text"><span class="move-label">{m.label()}</span>" "
+                                // Most moves are bob's client's own; only the others say who plays them.
+                                {(m.role() != "client").then(|| view! { <span class="role">{m.role()}</span>" " })}
+                                <span class=move || format!("move-chip {}", shown_tone(played(m).as_ref(), seen(m))) data-testid=format!("chip-{}", m.id())>
+                                    {move || if seen(m) { played(m).map(|p| chip(&p)).unwrap_or_default() } else { "?".into() }}
+                                </span>
                             </span>
                         </label>
                         <Show when=move || mv.get() == Some(m)>{result(m)}</Show>
                     </div>
                 }).collect_view()}
             </fieldset>
-            <p class="hint">"The checks stop edits, theft, lateness and misdirection, not repeats: only a server that remembers what it redeemed refuses the second send, and only if every replica shares that memory."</p>
         </div>
     }
 }

@@ -137,7 +137,7 @@ pub fn Clock(
     };
     view! {
         <div class="clock" data-testid="clock">
-            <p class="hint">"Each numbered marker is a move below, sent at its time: drag it, or focus it and use the arrows (1 s) or Page Up and Page Down (10 s). Green: deployed as bob asked; amber with ⚠: harm done, work bob never confirmed; red: refused; grey: asked again; ? until you predict it."</p>
+            <p class="hint">"Marker n is move n below: drag it, or use the arrow keys and Page Up/Down. Green: deployed as asked; amber ⚠: harm; red: refused; grey: asked again; dashed: not predicted."</p>
             <div class="clock-tracks">
             <div class="clock-inner" style=move || format!("--ttl: {}", percent(place(ttl.get(), scale.get())))>
                 <div class="valid-band" aria-hidden="true"></div>

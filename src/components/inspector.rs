@@ -7,10 +7,7 @@ use serde_json::Value;
 use super::knobs::ServerKnobs;
 use super::{from_next_task, CheckList};
 use crate::state::json_view::one_line;
-use crate::state::link::{Link, Widget};
-
-/// When B receives the inspector's retry, in seconds after the mint.
-const RETRY_AT_S: u64 = 8;
+use crate::state::link::{Link, Widget, INSPECTOR_AT_S as RETRY_AT_S};
 
 /// A run of the ticket's characters that share a part and a field.
 #[derive(Clone, Debug, PartialEq)]
@@ -127,7 +124,8 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                         {i.harm.is_some().then(|| view! { <span class="warn-symbol" aria-hidden="true">"⚠ "</span> })}
                         <strong>{word}</strong>
                         {i.verdict.first_failure().map(|(c, _)| format!(" — {} check", c.id()))}
-                        <span class="answer">{format!(" · {}", i.answer)}</span>
+                        // The answer without its first word when the bar already says it.
+                        <span class="answer">{format!(" · {}", i.answer.strip_prefix(&format!("{word}: ")).unwrap_or(&i.answer))}</span>
                     </p>
                 }
             })}
@@ -142,7 +140,6 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
             <div class="button-row">
                 <button type="button" on:click=move |_| set_ticket(None)>"Reset to bob's ticket"</button>
                 <button type="button" data-testid="edit-prod" on:click=move |_| set_ticket(Some(tamper(&bobs.get()).0))>"Edit it: staging → prod"</button>
-                <span class="at">{format!("B receives the retry at t = {RETRY_AT_S} s")}</span>
             </div>
             {move || decoded.get().map(|claims| {
                 let text_of = |p: &str| claims.pointer(p).and_then(Value::as_str).unwrap_or("").to_owned();
@@ -216,8 +213,11 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                                 Some(view! { <p class="sealed-note">"Sealed: without the key the payload is noise. The checks below still run, because the replicas hold the key. Signing stops edits; sealing also stops reading."</p> })
                             } else { None }}
                             {(!i.fields.is_empty()).then(|| view! {
+                                // Each field and what it is for: folded to one line until asked for.
+                                <details class="fold claims-fold" data-testid="claims-fold">
+                                <summary>{format!("The payload, decoded: {} fields anyone holding the ticket can read", i.fields.len())}</summary>
                                 <table class="claims" data-testid="claims">
-                                    <caption>"The payload, decoded: anyone holding the ticket can read this"</caption>
+                                    <caption class="sr-only">"The payload, decoded: anyone holding the ticket can read this"</caption>
                                     <thead><tr><th scope="col">"Field"</th><th scope="col">"Value"</th><th scope="col">"What it is for"</th></tr></thead>
                                     <tbody>
                                         {i.fields.iter().cloned().map(|f| {
@@ -234,10 +234,15 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                                         }).collect_view()}
                                     </tbody>
                                 </table>
+                                </details>
                             })}
                         </div>
                         <div class="judgement">
-                            <CheckList verdict=i.verdict.clone() seal=knobs.get().seal by="Replica B" harm=i.harm.clone()/>
+                            // The verdict bar above says how it ends; every check, folded.
+                            <details class="fold checks-fold" data-testid="ticket-checks-fold">
+                                <summary>"Every check replica B ran on this retry"</summary>
+                                <CheckList verdict=i.verdict.clone() seal=knobs.get().seal by="Replica B" harm=i.harm.clone()/>
+                            </details>
                             // Folded to one line: the verdict above already says how it ends.
                             <details class="fold json-fold" data-testid="ticket-response-fold">
                                 <summary>"What the client receives: "<code>{one_line(&i.response)}</code></summary>

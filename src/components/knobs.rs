@@ -86,12 +86,12 @@ pub fn BenchKnobs(link: RwSignal<Link>) -> impl IntoView {
                     <input type="checkbox" data-testid="per-replica" prop:checked=move || link.with(|l| l.knobs.store == StoreMode::PerReplica)
                         prop:disabled=move || link.with(|l| !l.knobs.single_use)
                         on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.store = if on { StoreMode::PerReplica } else { StoreMode::Shared }); }/>
-                    "Each replica remembers only its own redemptions"
+                    "Each replica remembers only its own"
                 </label>
                 <label class="toggle">
                     <input type="checkbox" data-testid="naive-ask-again" prop:checked=move || link.with(|l| l.knobs.naive_ask_again)
                         on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.naive_ask_again = on); }/>
-                    "Naive server: asking again mints a brand-new ticket without asking the memory"
+                    "Naive ask-again: a brand-new ticket, memory not asked"
                 </label>
             </div>
             <Show when=move || link.with(|l| l.knobs.single_use)>

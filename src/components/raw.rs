@@ -97,16 +97,21 @@ pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
                 <button type="button" on:click=move |_| shown.set(Phase::ALL.len())>"Show all"</button>
                 <button type="button" data-testid="raw-whole" aria-pressed=move || whole.get().to_string()
                     on:click=move |_| whole.update(|w| *w = !*w)>"Whole lines"</button>
-                <button type="button" data-testid="raw-copy" on:click=move |_| {
-                    let (m, l) = lanes.get();
-                    copy(format!("=== {} ===\n{}\n=== {} ===\n{}", m.title, m.text(), l.title, l.text()), status);
-                }>"Copy transcripts"</button>
-                <span class="download">"Download as JSON lines: "
-                    <a class="button" data-testid="raw-download-modern" download="mrtr-modern.jsonl" href=move || data_url(&lanes.get().0.jsonl())>"2026 lane"</a>" "
-                    <a class="button" download="mrtr-legacy.jsonl" href=move || data_url(&lanes.get().1.jsonl())>"legacy lane"</a>
-                </span>
                 <span class="status" role="status">{move || status.get()}</span>
             </div>
+            <details class="fold save-fold" data-testid="raw-save-fold">
+                <summary>"Copy or download the transcripts"</summary>
+                <div class="button-row">
+                    <button type="button" data-testid="raw-copy" on:click=move |_| {
+                        let (m, l) = lanes.get();
+                        copy(format!("=== {} ===\n{}\n=== {} ===\n{}", m.title, m.text(), l.title, l.text()), status);
+                    }>"Copy transcripts"</button>
+                    <span class="download">"Download as JSON lines: "
+                        <a class="button" data-testid="raw-download-modern" download="mrtr-modern.jsonl" href=move || data_url(&lanes.get().0.jsonl())>"2026 lane"</a>" "
+                        <a class="button" download="mrtr-legacy.jsonl" href=move || data_url(&lanes.get().1.jsonl())>"legacy lane"</a>
+                    </span>
+                </div>
+            </details>
             <div class="lanes" data-testid="lanes">
                 <div class="lane-head">{move || lanes.get().0.title}</div>
                 <div class="lane-head">{move || lanes.get().1.title}</div>

@@ -86,12 +86,15 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
                     </div>
                 }
             }}
-            <h3>"The spec's rules on requestState, and where to see each one"</h3>
-            <ul class="spec-rules" data-testid="spec-rules">
-                {SPEC_RULES.iter().map(|r| view! {
-                    <li><span class="who">{r.who}</span>" "{r.rule}" "<a href=format!("#{}", r.link)>{format!("See: {}", r.see)}</a></li>
-                }).collect_view()}
-            </ul>
+            // A reference list: folded to its count until asked for.
+            <details class="fold spec-rules-fold" data-testid="spec-rules-fold">
+                <summary><h3>{format!("The spec's {} rules on requestState, and where to see each one", SPEC_RULES.len())}</h3></summary>
+                <ul class="spec-rules" data-testid="spec-rules">
+                    {SPEC_RULES.iter().map(|r| view! {
+                        <li><span class="who">{r.who}</span>" "{r.rule}" "<a href=format!("#{}", r.link)>{format!("See: {}", r.see)}</a></li>
+                    }).collect_view()}
+                </ul>
+            </details>
         </div>
     }
 }

@@ -127,6 +127,9 @@ pub fn default_caps() -> ClientCapabilities {
     }
 }
 
+/// When replica B receives the inspector's retry, in seconds after the mint (the page's
+/// intro to the inspector says so).
+pub const INSPECTOR_AT_S: u64 = 8;
 /// The latest time a move can be sent at.
 pub const MAX_TIME_S: u64 = 600;
 
@@ -508,6 +511,12 @@ mod tests {
         let plus = format!("ticket={}", "+".repeat(1000));
         let (l, _) = Link::parse(&plus);
         assert_eq!(Link::parse(&l.to_fragment()), (l, vec![]));
+    }
+
+    #[test]
+    fn the_inspectors_intro_gives_the_time_its_retry_is_sent() {
+        let page = include_str!("../../index.html");
+        assert!(page.contains(&format!("sent at t = {INSPECTOR_AT_S} s")));
     }
 
     #[test]
