@@ -97,10 +97,10 @@ impl Move {
             Move::ChangeOneChar => "Change one character of the ticket",
             Move::Forge => "Forge a ticket with a key you made up",
             Move::Launder => {
-                "Deploy, then send the spent ticket without the answer and redeem the fresh one"
+                "Deploy, then strip the answer off the spent ticket and redeem the fresh one"
             }
             Move::Renew => {
-                "Renew the ticket: answer with another kind of result, then use the ticket that comes back after the first one expired"
+                "Answer with the wrong kind of result, then use the ticket that comes back, late"
             }
         }
     }
