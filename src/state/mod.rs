@@ -5,6 +5,7 @@ pub mod checks_view;
 pub mod clock_axis;
 pub mod code;
 pub mod embed;
+pub mod geometry;
 pub mod glossary;
 pub mod highlight;
 pub mod json_view;

@@ -9,7 +9,6 @@ pub mod actor;
 pub mod audit;
 pub mod checks;
 pub mod diff;
-pub mod geometry;
 pub mod inspect;
 pub mod knobs;
 pub mod misuse;

@@ -3,9 +3,9 @@
 //! `state::stage`). Only what a frame changes is updated.
 
 use leptos::prelude::*;
-use mrtr_world::geometry::{Layout, CHECK_ROW};
 use mrtr_world::Actor;
 
+use crate::state::geometry::{Layout, CHECK_ROW};
 use crate::state::stage::{px, Frame, EDGES};
 
 /// The actors in the order the diagram draws them.

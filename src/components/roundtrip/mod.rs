@@ -8,10 +8,10 @@ mod transcript;
 
 use leptos::prelude::*;
 use leptos_use::{use_media_query, use_raf_fn_with_options, UseRafFnCallbackArgs, UseRafFnOptions};
-use mrtr_world::geometry::Layout;
 use mrtr_world::Ending;
 
 use super::CheckList;
+use crate::state::geometry::Layout;
 use crate::state::link::Link;
 use crate::state::playback::Playback;
 use crate::state::stage::{frame, trace_of};

@@ -1,8 +1,9 @@
-//! Where things are drawn: pure functions of the actors and of time, unit-tested, so the
-//! SVG components only bind numbers.
+//! Where the round trip's diagram draws things: pure functions of the actors and of time,
+//! unit-tested, so the SVG components only bind numbers. They belong to the page (the native
+//! server never draws), so they live beside the stage that uses them.
 
-use crate::actor::Actor;
-use crate::trace::{Event, EventKind};
+use mrtr_world::actor::Actor;
+use mrtr_world::trace::{Event, EventKind};
 
 /// The wide diagram's coordinate box.
 pub const VIEW_W: f64 = 760.0;
@@ -140,7 +141,7 @@ pub fn in_flight(events: &[Event], progress: f64) -> Option<(usize, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::MessageKind;
+    use mrtr_world::trace::MessageKind;
     use serde_json::json;
 
     #[test]
