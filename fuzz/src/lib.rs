@@ -11,4 +11,5 @@ pub mod state {
     pub mod highlight;
     pub mod link;
     pub mod playback;
+    pub mod sdk_table;
 }
