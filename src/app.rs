@@ -10,8 +10,8 @@ use wasm_bindgen::JsCast;
 use crate::components::page_link::{location_hash, location_search, page_link, scroll_to};
 use crate::components::theme::{self, ThemeToggle};
 use crate::components::{
-    AttackBench, AuditCard, EmbedDocs, LinkNotes, Quiz, ReadTheCode, RoundTrip, RulesExplorer,
-    RunItRaw, TicketInspector,
+    elements, AttackBench, AuditCard, EmbedDocs, LinkNotes, Quiz, ReadTheCode, RoundTrip,
+    RulesExplorer, RunItRaw, TicketInspector,
 };
 use crate::state::embed::parse_query;
 use crate::state::link::{Link, Widget};
@@ -231,13 +231,8 @@ fn mark_ready() {
 /// Printing opens every folded section, so the handout has it all.
 fn open_details() {
     if let Ok(all) = document().query_selector_all("details") {
-        for i in 0..all.length() {
-            if let Some(d) = all
-                .get(i)
-                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-            {
-                let _ = d.set_attribute("open", "");
-            }
+        for d in elements(all) {
+            let _ = d.set_attribute("open", "");
         }
     }
 }
@@ -246,52 +241,44 @@ fn open_details() {
 /// (`dl.words`), so each definition is written once.
 fn embed_glossary(w: Widget) {
     let doc = document();
-    let (Some(aside), Ok(dts)) = (
+    let (Some(aside), Ok(dts), Ok(dl)) = (
         mount_point("glossary"),
         doc.query_selector_all("dl.words > dt"),
+        doc.create_element("dl"),
     ) else {
         return;
     };
-    let Ok(dl) = doc.create_element("dl") else {
-        return;
-    };
     dl.set_class_name("words");
+    let dts: Vec<web_sys::Element> = elements(dts).collect();
     for term in crate::state::glossary::terms(w) {
-        for i in 0..dts.length() {
-            let Some(dt) = dts
-                .get(i)
-                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-            else {
-                continue;
-            };
-            if dt.text_content().as_deref() != Some(*term) {
-                continue;
+        let Some(dt) = dts
+            .iter()
+            .find(|dt| dt.text_content().as_deref() == Some(*term))
+        else {
+            continue;
+        };
+        for e in [Some(dt.clone()), dt.next_element_sibling()]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(copy) = copy_without_ids(&e) {
+                let _ = dl.append_child(&copy);
             }
-            if let Some(dd) = dt.next_element_sibling() {
-                for e in [dt, dd] {
-                    if let Ok(copy) = e.clone_node_with_deep(true) {
-                        // A copy's ids would clash with the hidden originals'.
-                        if let Ok(copy) = copy.dyn_into::<web_sys::Element>() {
-                            copy.remove_attribute("id").ok();
-                            if let Ok(inner) = copy.query_selector_all("[id]") {
-                                for j in 0..inner.length() {
-                                    if let Some(x) = inner
-                                        .get(j)
-                                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-                                    {
-                                        x.remove_attribute("id").ok();
-                                    }
-                                }
-                            }
-                            let _ = dl.append_child(&copy);
-                        }
-                    }
-                }
-            }
-            break;
         }
     }
     let _ = aside.append_child(&dl);
+}
+
+/// A deep copy of `e` with no `id` in it: a copy's ids would clash with the originals'.
+fn copy_without_ids(e: &web_sys::Element) -> Option<web_sys::Element> {
+    let copy: web_sys::Element = e.clone_node_with_deep(true).ok()?.dyn_into().ok()?;
+    let _ = copy.remove_attribute("id");
+    if let Ok(inner) = copy.query_selector_all("[id]") {
+        for x in elements(inner) {
+            let _ = x.remove_attribute("id");
+        }
+    }
+    Some(copy)
 }
 
 /// Tells the embedding page how tall this document is, whenever that changes.

@@ -32,11 +32,8 @@ fn size_previews(e: web_sys::MessageEvent) {
     let Ok(frames) = document().query_selector_all("iframe.preview") else {
         return;
     };
-    for i in 0..frames.length() {
-        let Some(f) = frames
-            .get(i)
-            .and_then(|n| n.dyn_into::<web_sys::HtmlIFrameElement>().ok())
-        else {
+    for f in super::elements(frames) {
+        let Ok(f) = f.dyn_into::<web_sys::HtmlIFrameElement>() else {
             continue;
         };
         if f.content_window()

@@ -33,6 +33,12 @@ pub fn from_next_task() -> leptos::prelude::ReadSignal<bool> {
     ready
 }
 
+/// The elements a `querySelectorAll` found (a `NodeList` read as an iterator).
+pub fn elements(list: web_sys::NodeList) -> impl Iterator<Item = web_sys::Element> {
+    use wasm_bindgen::JsCast;
+    (0..list.length()).filter_map(move |i| list.get(i).and_then(|n| n.dyn_into().ok()))
+}
+
 pub use audit::AuditCard;
 pub use bench::AttackBench;
 pub use check_list::CheckList;
