@@ -88,7 +88,7 @@ pub fn AttackBench(link: RwSignal<Link>) -> impl IntoView {
         view! {
             <div class="move-result" data-testid="move-result">
                 <Show when=move || m == Move::Launder>
-                    <p class="note" data-testid="launder-note">{move || launder_note(knobs.get())}</p>
+                    <p class="note" data-testid="launder-note">{move || played(m).map(|p| p.launder_note(knobs.get()))}</p>
                 </Show>
                 <Show when=move || !seen(m)>
                     <fieldset class="predict" data-testid="prediction">
@@ -178,14 +178,5 @@ pub fn AttackBench(link: RwSignal<Link>) -> impl IntoView {
                 }).collect_view()}
             </fieldset>
         </div>
-    }
-}
-
-/// What the laundering move tests under these settings, in a sentence.
-fn launder_note(k: Knobs) -> &'static str {
-    match (k.single_use, k.naive_ask_again) {
-        (false, _) => "Single use is off, so the server remembers nothing it redeemed: the same retry deploys as often as it is sent, and there is nothing to launder. Turn single use on above.",
-        (true, false) => "With single use on, the retry without its answer is looked up in the memory of redeemed tickets before the question is asked again: a spent ticket is refused there. Tickets re-issued while asking again keep the first ticket's id and deadline, so one flow can be redeemed only once.",
-        (true, true) => "This naive server asks again without looking in its memory and mints a brand-new ticket, new id and new deadline. The fresh ticket was never redeemed, so it deploys a second time.",
     }
 }

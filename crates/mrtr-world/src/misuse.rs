@@ -274,6 +274,22 @@ impl Played {
         Some(note)
     }
 
+    /// What the laundering move tests under these settings, from the same run: when its
+    /// stripped retry is refused by a check before the memory is asked (sent after the
+    /// expiry, say), the note says so instead of describing the memory.
+    pub fn launder_note(&self, k: Knobs) -> String {
+        let stripped = self.attempts.get(1).and_then(|a| a.verdict.first_failure());
+        match (k.single_use, k.naive_ask_again, stripped) {
+            (_, _, Some((c, _))) if c != Check::SingleUse => format!(
+                "The stripped retry is refused at the {} check before any memory is asked, so nothing is laundered here. Move it back inside the ticket's life to see what the memory does.",
+                c.id()
+            ),
+            (false, _, _) => "Single use is off, so the server remembers nothing it redeemed: the same retry deploys as often as it is sent, and there is nothing to launder. Turn single use on above.".into(),
+            (true, false, _) => "With single use on, the retry without its answer is looked up in the memory of redeemed tickets before the question is asked again: a spent ticket is refused there. Tickets re-issued while asking again keep the first ticket's id and deadline, so one flow can be redeemed only once.".into(),
+            (true, true, _) => "This naive server asks again without looking in its memory and mints a brand-new ticket, new id and new deadline. The fresh ticket was never redeemed, so it deploys a second time.".into(),
+        }
+    }
+
     /// The attempt that decides how the move ended: the first refused, else the last that
     /// did harm, else the last.
     pub fn decisive(&self) -> Option<(usize, &Attempt)> {
@@ -960,6 +976,29 @@ mod tests {
             crate::setup::HarmKind::Late
         );
         assert_eq!(symbols_at(knobs, &[(Move::EditToProd, 12)]), ["✗○○––"]);
+    }
+
+    #[test]
+    fn the_laundering_note_never_describes_a_memory_the_run_did_not_reach() {
+        let ours = Knobs {
+            single_use: true,
+            ..Knobs::default()
+        };
+        let on_time = play(ours, Move::Launder).unwrap();
+        assert_eq!(on_time.first_failure(), Some(Check::SingleUse));
+        assert!(on_time
+            .launder_note(ours)
+            .contains("a spent ticket is refused there"));
+        // Sent after the expiry, the stripped retry never reaches the memory.
+        let late = play_at(ours, Move::Launder, 200).unwrap();
+        assert_eq!(late.first_failure(), Some(Check::Expiry));
+        let note = late.launder_note(ours);
+        assert!(note.contains("refused at the expiry check"), "{note}");
+        assert!(!note.contains("refused there"), "{note}");
+        assert!(play(Knobs::default(), Move::Launder)
+            .unwrap()
+            .launder_note(Knobs::default())
+            .starts_with("Single use is off"));
     }
 
     #[test]
