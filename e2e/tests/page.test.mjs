@@ -30,7 +30,7 @@ test('the page reads before the wasm arrives, in the chosen theme, and the widge
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
   release();
   await waitForFirstScreen(page);
-  assert.equal(await page.locator('#roundtrip .starting').count(), 0);
+  assert.equal(await page.locator('#roundtrip .starting').isVisible(), false, 'the placeholder steps aside');
   await waitForLater(page);
   await page.getByTestId('move-alice').waitFor();
   assert.deepEqual(errors, []);

@@ -18,15 +18,28 @@ pub mod roundtrip;
 pub mod rules;
 pub mod theme;
 
+/// How many widget parts are still waiting for their task ([`from_next_task`]). The page
+/// provides it; it is ready when every widget is in its place and this is zero.
+#[derive(Clone, Copy)]
+pub struct LaterParts(pub leptos::prelude::RwSignal<u32>);
+
 /// True from the next task on: a widget draws the part below its first screen in a task of
 /// its own, so no one task builds all of it (the page's blocking time is the sum of the
-/// long ones). Its room is reserved, so nothing moves when that part arrives.
+/// long ones). Its room is reserved, so nothing moves when that part arrives. The page's
+/// [`LaterParts`] counts it until then.
 pub fn from_next_task() -> leptos::prelude::ReadSignal<bool> {
     use leptos::prelude::*;
     let (ready, set_ready) = signal(false);
+    let later = use_context::<LaterParts>();
+    if let Some(LaterParts(n)) = later {
+        n.update(|n| *n += 1);
+    }
     set_timeout(
         move || {
             let _ = set_ready.try_set(true);
+            if let Some(LaterParts(n)) = later {
+                let _ = n.try_update(|n| *n = n.saturating_sub(1));
+            }
         },
         std::time::Duration::ZERO,
     );

@@ -1,0 +1,133 @@
+//! The page's mount points and which of them have their widget: a set that start-up, links,
+//! the reader coming near, printing and idle time only ever add to. The page renders one
+//! portal per member, so a widget is built once and never taken down.
+
+use super::link::Widget;
+
+/// A place in index.html that a part of the app renders into (`data-mount="…"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    Widget(Widget),
+    /// The embed docs: a section of its own, not a widget a link can point at.
+    EmbedDocs,
+}
+
+impl Slot {
+    /// Every slot that holds a widget or the embed docs, in page order.
+    pub const ALL: [Slot; 9] = [
+        Slot::Widget(Widget::RoundTrip),
+        Slot::Widget(Widget::Ticket),
+        Slot::Widget(Widget::Bench),
+        Slot::Widget(Widget::Raw),
+        Slot::Widget(Widget::Code),
+        Slot::Widget(Widget::Rules),
+        Slot::Widget(Widget::Quiz),
+        Slot::Widget(Widget::Audit),
+        Slot::EmbedDocs,
+    ];
+
+    /// The `data-mount` value of its place, also the id of the section around it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Slot::Widget(w) => w.id(),
+            Slot::EmbedDocs => "embed",
+        }
+    }
+
+    fn bit(self) -> u16 {
+        let i = Slot::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        1 << i
+    }
+}
+
+/// A set of slots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Slots(u16);
+
+impl Slots {
+    pub fn all() -> Slots {
+        Slot::ALL
+            .into_iter()
+            .map(Slots::of)
+            .fold(Slots::default(), Slots::union)
+    }
+
+    pub fn of(s: Slot) -> Slots {
+        Slots(s.bit())
+    }
+
+    pub fn with(self, s: Slot) -> Slots {
+        Slots(self.0 | s.bit())
+    }
+
+    pub fn union(self, other: Slots) -> Slots {
+        Slots(self.0 | other.0)
+    }
+
+    pub fn contains(self, s: Slot) -> bool {
+        self.0 & s.bit() != 0
+    }
+
+    /// True when every slot of `other` is in this set.
+    pub fn covers(self, other: Slots) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The members, in page order.
+    pub fn iter(self) -> impl Iterator<Item = Slot> {
+        Slot::ALL.into_iter().filter(move |s| self.contains(*s))
+    }
+
+    /// The first slot of `wanted`, in page order, that this set lacks.
+    pub fn next_missing(self, wanted: Slots) -> Option<Slot> {
+        wanted.iter().find(|s| !self.contains(*s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_widget_has_a_slot_and_the_ids_are_distinct() {
+        for w in Widget::ALL {
+            assert!(Slot::ALL.contains(&Slot::Widget(w)), "{w:?}");
+        }
+        let mut ids: Vec<_> = Slot::ALL.iter().map(|s| s.id()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), Slot::ALL.len());
+    }
+
+    #[test]
+    fn a_set_grows_in_page_order_and_knows_when_it_is_whole() {
+        let all = Slots::all();
+        let mut s = Slots::default();
+        let mut order = Vec::new();
+        while let Some(next) = s.next_missing(all) {
+            order.push(next);
+            s = s.with(next);
+        }
+        assert_eq!(order, Slot::ALL);
+        assert!(s.covers(all));
+        assert_eq!(s, all);
+    }
+
+    #[test]
+    fn an_embed_is_whole_with_its_one_widget() {
+        let quiz = Slots::of(Slot::Widget(Widget::Quiz));
+        assert!(!Slots::default().covers(quiz));
+        assert!(quiz.covers(quiz));
+        assert!(Slots::all().covers(quiz));
+        assert!(!quiz.covers(Slots::all()));
+        let both = quiz.union(Slots::of(Slot::EmbedDocs));
+        assert_eq!(
+            both.iter().collect::<Vec<_>>(),
+            [Slot::Widget(Widget::Quiz), Slot::EmbedDocs]
+        );
+        assert_eq!(
+            both.next_missing(Slots::all()),
+            Some(Slot::Widget(Widget::RoundTrip))
+        );
+    }
+}
