@@ -79,7 +79,7 @@ try {
   await context.close();
   const kb = (n) => (n / 1024).toFixed(1) + ' KB';
   console.log('\nthe page (figures, not a test)');
-  console.log(`  whole site, gzip:  ${kb(all.gz)} (raw ${kb(all.raw)}) in ${all.modules} wasm module(s)   budget <= 250 KB in one module: ${all.gz <= 250 * 1024 && all.modules === 1 ? 'met' : 'MISSED'}`);
+  console.log(`  whole site, gzip:  ${kb(all.gz)} (raw ${kb(all.raw)}) in ${all.modules} wasm module(s)   target <= 350 KB (#25; the 250 KB budget is retired): ${all.gz <= 350 * 1024 ? 'met' : 'MISSED'}`);
   // #24's budget: 13 000 px at 375 px (#18's was 16 000, two-thirds of the 24 000 px it measured).
   console.log(`  page length, every widget mounted: ${wide} px at 1280 px, ${narrow} px at 375 px   budget <= 13 000 px at 375 px: ${narrow <= 13000 ? 'met' : 'MISSED'}`);
   console.log(`  long tasks (> 50 ms) while every widget plays at top speed: ${long.length}${long.length ? ' (' + long.map((d) => d.toFixed(0) + ' ms').join(', ') + ')' : ''}   budget 0: ${long.length === 0 ? 'met' : 'MISSED'}`);

@@ -20,7 +20,6 @@ if [ "${BENCH_SKIP_PAGE:-}" != 1 ]; then
     mkdir -p "$LH" && (cd "$LH" && echo '{"private":true}' > package.json && npm install -E --no-audit --no-fund --loglevel=error lighthouse@12.2.3 >/dev/null)
   fi
   (cd e2e && LIGHTHOUSE_DIR=$LH CHROME_PATH=/usr/bin/chromium node lighthouse.mjs "${LIGHTHOUSE_RUNS:-5}" | grep '^lighthouse')
-  echo "  budgets: mobile performance >= 99, LCP <= 1500 ms, TBT <= 100 ms, CLS <= 0.01; accessibility, best practices and SEO 100; desktop 100 in all four, CLS <= 0.01"
   (cd e2e && node bench.mjs)
   echo
 fi
