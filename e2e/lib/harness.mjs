@@ -82,6 +82,13 @@ export async function waitForLater(page, timeout = 15000) {
   await page.waitForFunction(() => document.documentElement.dataset.widgets === 'ready', null, { timeout });
 }
 
+/** Waits until the address bar matches `re`: the page writes it soon after each change (at most
+ *  every 150 ms, the last state always), not on every event. Returns the URL. */
+export async function urlSoon(page, re, timeout = 3000) {
+  await page.waitForFunction((src) => new RegExp(src).test(location.href), re.source, { timeout }).catch(() => {});
+  return page.url();
+}
+
 /** The whole page: the round trip and every widget below it. */
 export async function waitForApp(page, timeout = 15000) {
   await waitForFirstScreen(page, timeout);

@@ -2,7 +2,7 @@
 // server audited on the spot; failing rows lead to the widget that shows the misuse.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+import { serve, launch, open, waitForApp, urlSoon } from '../lib/harness.mjs';
 
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
@@ -18,7 +18,7 @@ test('audit: the sample is a weak server audited here, and a failing row links t
   assert.match(await page.getByTestId('audit-verdict').textContent(), /^Fails: 4 SHOULD rows failed; no MUST row did\. \d+ passed, 4 failed/);
   assert.match(await page.getByTestId('audit-levels').textContent(), /fails a server when a MUST or SHOULD row fails/);
   assert.deepEqual(await failed(page), ['other-token', 'no-token', 'expired', 'renewal']);
-  assert.match(page.url(), /w=audit.*sample=1/);
+  assert.match(await urlSoon(page, /w=audit.*sample=1/), /w=audit.*sample=1/);
   await page.locator('.audit-row[data-row=other-token] a.see').click();
   await page.getByTestId('bench').waitFor();
   assert.match(page.url(), /w=bench&.*move=alice/);

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+import { serve, launch, open, waitForApp, urlSoon } from '../lib/harness.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 let site, browser;
@@ -49,7 +49,7 @@ test('code: the marked lines follow the round trip, step by step', async () => {
   await page.locator('#code [data-step="2"]').click();
   assert.deepEqual(await marked(page), []);
   assert.match(await page.getByTestId('code-now').textContent(), /No server code runs/);
-  assert.match(page.url(), /w=code.*step=2|step=2.*w=code/);
+  assert.match(await urlSoon(page, /w=code.*step=2|step=2.*w=code/), /w=code.*step=2|step=2.*w=code/);
   // The retry: the SDK's check comes first, then the handler finishes.
   await page.locator('#code [data-step="5"]').click();
   const notes = await page.locator('[data-testid=code-notes] li').allTextContents();

@@ -1,7 +1,7 @@
 // The two-replica round trip: play it, take the other ending, step by keyboard, deep links.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+import { serve, launch, open, waitForApp, urlSoon } from '../lib/harness.mjs';
 
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
@@ -20,7 +20,7 @@ test('plays to the end and deploys to staging', async () => {
   assert.equal(await stepCount(page), '6 / 6');
   assert.equal(await page.getByTestId('roundtrip').getByTestId('verdict').textContent(), 'Replica B: Accepted');
   assert.match(await page.getByTestId('caption').textContent(), /deployed to staging/);
-  assert.match(page.url(), /#w=roundtrip&step=5&speed=4$/);
+  assert.match(await urlSoon(page, /#w=roundtrip&step=5&speed=4$/), /#w=roundtrip&step=5&speed=4$/);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -36,7 +36,7 @@ test('the edited ticket is refused by B at the signature check', async () => {
   assert.match(await page.getByTestId('transcript').textContent(), /Invalid or expired requestState/);
   // The wire log shows the retry carrying a ticket that is not the one A issued.
   assert.match(await page.getByTestId('edited-ticket').textContent(), /^edited ticket: sub bob · env prod/);
-  assert.match(page.url(), /end=tampered/);
+  assert.match(await urlSoon(page, /end=tampered/), /end=tampered/);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -66,6 +66,7 @@ test('a reloaded deep link lands on the same step', async () => {
   await waitForApp(page);
   for (let i = 0; i < 3; i++) await page.getByTestId('forward').click();
   const caption = await page.getByTestId('caption').textContent();
+  await urlSoon(page, /step=3/);
   await page.reload();
   await waitForApp(page);
   assert.equal(await stepCount(page), '4 / 6');

@@ -1,7 +1,7 @@
 // The ticket inspector and the attack bench, in the browser.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, waitForApp } from '../lib/harness.mjs';
+import { serve, launch, open, waitForApp, urlSoon } from '../lib/harness.mjs';
 
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
@@ -26,7 +26,7 @@ test('inspector: any edit of the ticket is refused at the signature', async () =
   await input.fill(ticket.slice(0, i) + (ticket[i] === 'A' ? 'B' : 'A') + ticket.slice(i + 1));
   assert.match(await verdictOf(page), /^Refused — signature check/);
   assert.match(await page.getByTestId('ticket-response').textContent(), /Invalid or expired requestState/);
-  assert.match(page.url(), /ticket=/);
+  assert.match(await urlSoon(page, /ticket=/), /ticket=/);
 
   // The readable edit: staging → prod.
   await page.getByTestId('edit-prod').click();
@@ -64,7 +64,7 @@ test('inspector: editing a decoded field re-encodes the payload, marks what chan
   assert.match(await page.getByTestId('ticket-parts').textContent(), /\.[A-Za-z0-9_-]{43}$/);
   assert.match(await page.getByTestId('claims').textContent(), /"prod"/);
   // The edit lives in the link, like any typed ticket.
-  assert.match(page.url(), /ticket=v1\./);
+  assert.match(await urlSoon(page, /ticket=v1\./), /ticket=v1\./);
   // exp, edited as t: a longer life is refused the same way.
   await page.getByRole('button', { name: "Reset to bob's ticket" }).click();
   const exp = page.locator('[data-claim=exp]');
@@ -194,7 +194,7 @@ test('bench: the lesson\'s table, and the clock moves the moves', async () => {
   // An old timeline link opens the bench, its six times on the bench's first six moves.
   const { page, context, problems } = await open(browser, site, { path: '#w=timeline&predict=0' });
   await waitForApp(page);
-  assert.match(page.url(), /w=bench/);
+  assert.match(await urlSoon(page, /w=bench/), /w=bench/);
   const row = async (move) => { await page.getByTestId(`move-${move}`).check(); return lastChecks(page); };
   const symbols = [];
   for (const m of ['honest', 'edit', 'alice', 'wait', 'prod', 'twice']) symbols.push(await row(m));
@@ -219,10 +219,16 @@ test('bench: the lesson\'s table, and the clock moves the moves', async () => {
   const handle = await page.getByTestId('time-3').locator('.dot').boundingBox();
   await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
   await page.mouse.down();
-  await page.mouse.move(lane.x + lane.width * 0.6, lane.y + lane.height / 2, { steps: 4 });
-  await page.mouse.move(lane.x + lane.width / 2, lane.y + lane.height / 2, { steps: 4 });
+  // A long drag (every pointer move changes the link): the address bar keeps up during the
+  // gesture and holds the last position after it.
+  await page.mouse.move(lane.x + lane.width * 0.6, lane.y + lane.height / 2, { steps: 40 });
+  const midDrag = await page.getByTestId('time-3').getAttribute('aria-valuenow');
+  const at = (t) => new RegExp(`times=(?:\\d+,){3}${t}(?:,|&|$)`);
+  assert.match(await urlSoon(page, at(midDrag)), at(midDrag), 'the URL is current while the pointer is still down');
+  await page.mouse.move(lane.x + lane.width / 2, lane.y + lane.height / 2, { steps: 40 });
   await page.mouse.up();
   assert.equal(await page.getByTestId('time-3').getAttribute('aria-valuenow'), '90');
+  assert.match(await urlSoon(page, at(90)), at(90), 'the URL holds where the drag ended');
   assert.equal(await lastChecks(page), '✓✓✓✓✓');
   // The expiry is the valid band's end: drag it left of the repeat (40 s) and the repeat is late.
   await page.getByTestId('move-twice').check();
@@ -295,7 +301,7 @@ test('bench: laundering deploys twice on a naive server and is refused by ours',
   await page.getByTestId('naive-ask-again').check();
   assert.equal(await page.getByTestId('misuse-answer').count(), 3);
   assert.equal(await deployed(), 2, 'the naive server deploys twice');
-  assert.match(page.url(), /naive=1/);
+  assert.match(await urlSoon(page, /naive=1/), /naive=1/);
   assert.deepEqual(problems, []);
   await context.close();
 });

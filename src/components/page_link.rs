@@ -1,5 +1,6 @@
-//! The deep link: one signal for the whole page, written to the address bar whenever it
-//! changes (without adding history) and read back when the reader edits the fragment.
+//! The deep link: one signal for the whole page, written to the address bar as it
+//! changes (a burst of changes at most every [`WRITE_EVERY_MS`], the last state always; without
+//! adding history) and read back when the reader edits the fragment.
 
 use leptos::prelude::*;
 
@@ -12,6 +13,9 @@ pub fn location_hash() -> String {
 pub fn location_search() -> String {
     window().location().search().unwrap_or_default()
 }
+
+/// How often, at most, the address bar is written while the link changes.
+pub const WRITE_EVERY_MS: u64 = 150;
 
 /// Puts the fragment in the address bar without a history entry or a hashchange event.
 /// The URL is written whole: a bare "#…" would resolve against the page's `<base>`, which
@@ -35,7 +39,36 @@ fn write_fragment(fragment: &str) {
 /// could not be used, and the widget the link points at.
 pub fn page_link(initial: Link, on_edit: impl Fn(Vec<String>, Widget) + 'static) -> RwSignal<Link> {
     let link = RwSignal::new(initial);
-    Effect::new(move |_| write_fragment(&link.with(Link::to_fragment)));
+    // Written at once when nothing was written in the last WRITE_EVERY_MS, else once that time
+    // is up, with the link's latest state: a drag or typing in the ticket box changes the link
+    // on every event, and browsers throttle `replaceState` (its error would be the reader's
+    // URL silently going stale). A click is written as it happens.
+    let last_write = StoredValue::new(f64::NEG_INFINITY);
+    let pending = StoredValue::new(false);
+    let write_now = move || {
+        let _ = pending.try_update_value(|p| *p = false);
+        let _ = last_write.try_update_value(|t| *t = js_sys::Date::now());
+        if let Some(f) = link.try_with_untracked(Link::to_fragment) {
+            write_fragment(&f);
+        }
+    };
+    Effect::new(move |_| {
+        link.track();
+        if pending.get_value() {
+            return;
+        }
+        let since = js_sys::Date::now() - last_write.get_value();
+        let wait = WRITE_EVERY_MS as f64 - since;
+        if wait <= 0.0 {
+            write_now();
+        } else {
+            pending.set_value(true);
+            set_timeout(
+                write_now,
+                std::time::Duration::from_millis(wait.ceil() as u64),
+            );
+        }
+    });
     let edited = window_event_listener(leptos::ev::hashchange, move |_| {
         let (l, notes) = Link::parse(&location_hash());
         let target = l.widget;
