@@ -3,7 +3,7 @@
 //! every title, level and link taken from the lab's own list of rows by id (never from the
 //! report), so a report can only say pass, fail or skipped and give its evidence as text.
 
-use mrtr_world::audit::{rows::Row, Failed, SCHEMA};
+use mrtr_audit::{rows::Row, Failed, SCHEMA};
 use serde_json::Value;
 
 /// The sample report, a file beside the page (`assets/audit-sample.json`): the audit of the
@@ -139,7 +139,7 @@ pub fn parse(text: &str) -> Result<ReportView, String> {
 #[cfg(not(target_arch = "wasm32"))]
 pub fn sample() -> String {
     use mrtr_core::checks::CheckPolicy;
-    use mrtr_world::audit::{self, sim::SimWire, Options};
+    use mrtr_audit::{sim::SimWire, Options};
     let policy = CheckPolicy {
         expiry: false,
         principal: false,
@@ -150,7 +150,7 @@ pub fn sample() -> String {
         ttl_wait_s: Some(wire.ttl_s() + 1),
         ..Options::default()
     };
-    match audit::audit(&mut wire, &opts, &mut |_| {}) {
+    match mrtr_audit::audit(&mut wire, &opts, &mut |_| {}) {
         Ok(r) => {
             let json = r.to_json("the lab's server with the naive preset (simulated)");
             serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"

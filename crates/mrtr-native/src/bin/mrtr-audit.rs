@@ -16,8 +16,8 @@ use std::time::Duration;
 use clap::Parser;
 use serde_json::Value;
 
+use mrtr_audit::{Level, Options, Report, Status, Wire};
 use mrtr_native::audit_wire::{HttpWire, StdioWire, Transcript};
-use mrtr_world::audit::{self, Level, Options, Report, Status, Wire};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -136,11 +136,11 @@ fn run(args: &Args) -> Result<bool, String> {
     };
     eprintln!(
         "mrtr-audit: {} rows against {target}; at most {} requests, each given {} s",
-        audit::ROWS.len(),
-        audit::max_requests(),
+        mrtr_audit::ROWS.len(),
+        mrtr_audit::max_requests(),
         timeout.as_secs()
     );
-    let report = audit::audit(wire.as_mut(), &opts, &mut |line| {
+    let report = mrtr_audit::audit(wire.as_mut(), &opts, &mut |line| {
         eprintln!("mrtr-audit: {line}")
     })
     .map_err(|e| e.to_string())?;
@@ -216,7 +216,7 @@ fn table(r: &Report, target: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use mrtr_world::audit::{Report, RowResult, Status, ROWS};
+    use mrtr_audit::{Report, RowResult, Status, ROWS};
 
     #[test]
     fn the_verdict_line_names_failed_rows_by_level() {

@@ -1,3 +1,5 @@
+//! # mrtr-audit
+//!
 //! An audit of any MRTR server's ticket checks: find a tool that answers with a ticket,
 //! then try every misuse in [`rows::ROWS`] against it and record, row by row, whether the
 //! server refused. The engine does no I/O: a [`Wire`] carries its requests (HTTP or stdio

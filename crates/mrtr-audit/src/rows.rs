@@ -2,7 +2,7 @@
 //! check of the lesson that stops it (the same `Check` the page's check lists show), or to
 //! the protocol rule it tests, with the widget state that shows the misuse.
 
-use crate::checks::CheckWords;
+use mrtr_world::checks::CheckWords;
 use mrtr_core::checks::Check;
 
 /// What stops the misuse a row tries.
