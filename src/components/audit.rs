@@ -1,5 +1,5 @@
 use leptos::prelude::*;
-use mrtr_world::audit::levels_words;
+use mrtr_audit::levels_words;
 use wasm_bindgen::JsCast;
 
 use crate::state::audit_report::{parse, ReportView, RowView, SAMPLE_FILE};

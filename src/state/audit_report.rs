@@ -1,19 +1,17 @@
 //! An `mrtr-audit --json` report read for the page's report card. The report is whatever the
-//! reader pasted or opened, so it is read as untrusted: size capped, schema checked, and
-//! every title, level and link taken from the lab's own list of rows by id (never from the
-//! report), so a report can only say pass, fail or skipped and give its evidence as text.
+//! reader pasted or opened, so it is read as untrusted, by the audit's own reader
+//! (`mrtr_audit::ReportFile`): size capped, schema checked, and every title, level and link
+//! taken from the lab's own list of rows by id (never from the report), so a report can only
+//! say pass, fail or skipped and give its evidence as text.
 
-use mrtr_world::audit::{rows::Row, Failed, SCHEMA};
-use serde_json::Value;
+pub use mrtr_audit::MAX_REPORT_BYTES;
+use mrtr_audit::{Failed, ReadError, ReportFile, Row, Status, SCHEMA};
 
 /// The sample report, a file beside the page (`assets/audit-sample.json`): the audit of the
 /// lab's server with the naive preset, made natively by [`sample`] and checked by a test to
 /// be exactly what the audit says today. (Running the audit in the page would ship the whole
 /// audit engine in its wasm.)
 pub const SAMPLE_FILE: &str = "audit-sample.json";
-
-/// The largest report read (a real one is a few hundred kilobytes at most).
-pub const MAX_REPORT_BYTES: usize = 4 << 20;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowView {
@@ -27,11 +25,7 @@ pub struct RowView {
 
 impl RowView {
     pub fn symbol(&self) -> &'static str {
-        match self.status {
-            "pass" => "✓",
-            "fail" => "✗",
-            _ => "–",
-        }
+        Status::from_id(self.status).map_or("–", Status::symbol)
     }
 
     /// The widget state that shows this misuse, as an in-page link.
@@ -83,63 +77,59 @@ impl ReportView {
     }
 }
 
-/// Reads a report, or says in a sentence why it cannot.
+/// Reads a report, or says in a sentence why it cannot. The reading is the audit's own
+/// ([`ReportFile::parse`]: the size cap, the schema, rows tied to the lab's rows by id), the
+/// same the CLI and the interop check use; only the sentences are the page's.
 pub fn parse(text: &str) -> Result<ReportView, String> {
-    if text.len() > MAX_REPORT_BYTES {
-        return Err(format!(
-            "This report is {} bytes; the page reads reports up to {} MB.",
-            text.len(),
-            MAX_REPORT_BYTES >> 20
-        ));
-    }
-    let v: Value = serde_json::from_str(text.trim())
-        .map_err(|e| format!("This is not JSON ({e}). Paste the output of mrtr-audit --json."))?;
-    match v.get("schema").and_then(Value::as_str) {
-        Some(SCHEMA) => {}
-        Some(other) => {
-            return Err(format!(
-                "This report is of schema {other:?}; the page reads {SCHEMA:?}."
-            ))
-        }
-        None => return Err("This JSON has no \"schema\": it is not an mrtr-audit report.".into()),
-    }
-    let rows = v
-        .get("rows")
-        .and_then(Value::as_array)
-        .ok_or("The report has no list of rows.")?;
-    let text_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-    let rows = rows
-        .iter()
-        .map(|r| {
-            let id = text_of(r, "id");
-            let status = match r.get("status").and_then(Value::as_str) {
-                Some("pass") => "pass",
-                Some("fail") => "fail",
-                Some("skipped") => "skipped",
-                _ => return Err(format!("Row {id:?} has no status pass, fail or skipped.")),
-            };
-            Ok(RowView {
-                row: Row::by_id(&id),
-                id,
-                status,
-                evidence: text_of(r, "evidence"),
-            })
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+    let file = ReportFile::parse(text).map_err(sentence)?;
     Ok(ReportView {
-        target: text_of(&v, "target"),
-        tool: text_of(&v, "tool"),
-        requests: v.get("requests").and_then(Value::as_u64).unwrap_or(0),
-        rows,
+        target: file.target,
+        tool: file.tool,
+        requests: file.requests,
+        rows: file
+            .rows
+            .into_iter()
+            .map(|r| RowView {
+                id: r.id,
+                row: r.row,
+                status: r.status.id(),
+                evidence: r.evidence,
+            })
+            .collect(),
     })
+}
+
+/// Why a text is not a report, said to the reader who pasted or opened it.
+fn sentence(e: ReadError) -> String {
+    match e {
+        ReadError::TooLarge(n) => format!(
+            "This report is {n} bytes; the page reads reports up to {} MB.",
+            MAX_REPORT_BYTES >> 20
+        ),
+        ReadError::NotJson(e) => {
+            format!("This is not JSON ({e}). Paste the output of mrtr-audit --json.")
+        }
+        ReadError::NotAnObject => {
+            "This JSON is not an object, so it has no \"schema\": it is not an mrtr-audit report."
+                .into()
+        }
+        ReadError::NoSchema => {
+            "This JSON has no \"schema\": it is not an mrtr-audit report.".into()
+        }
+        ReadError::Schema(other) => {
+            format!("This report is of schema {other:?}; the page reads {SCHEMA:?}.")
+        }
+        ReadError::NoRows => "The report has no list of rows.".into(),
+        ReadError::Status(id) => format!("Row {id:?} has no status pass, fail or skipped."),
+    }
 }
 
 /// The report of a weak server, made by running the audit against the lab's server with the
 /// naive preset (it signs the caller and an expiry into the ticket, but checks neither).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn sample() -> String {
+    use mrtr_audit::{sim::SimWire, Options};
     use mrtr_core::checks::CheckPolicy;
-    use mrtr_world::audit::{self, sim::SimWire, Options};
     let policy = CheckPolicy {
         expiry: false,
         principal: false,
@@ -150,7 +140,7 @@ pub fn sample() -> String {
         ttl_wait_s: Some(wire.ttl_s() + 1),
         ..Options::default()
     };
-    match audit::audit(&mut wire, &opts, &mut |_| {}) {
+    match mrtr_audit::audit(&mut wire, &opts, &mut |_| {}) {
         Ok(r) => {
             let json = r.to_json("the lab's server with the naive preset (simulated)");
             serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"

@@ -493,8 +493,8 @@ mod tests {
     }
 
     /// Words in a note's own text that say the SDK protects something, per protection.
-    fn claims(g: mrtr_world::audit::Guard) -> &'static [&'static str] {
-        use mrtr_world::audit::Guard;
+    fn claims(g: mrtr_audit::Guard) -> &'static [&'static str] {
+        use mrtr_audit::Guard;
         match g {
             Guard::Check(Check::Signature) => &["signature", "seal", "forge"],
             Guard::Encoding => &["spelling", "decod", "padding", "alphabet"],

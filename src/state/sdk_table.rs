@@ -5,8 +5,8 @@
 //! the payload is refused is a second spelling, not a broken signature). Nothing here is
 //! typed in by hand but the advice on how to add what is missing.
 
+use mrtr_audit::{Guard, Row, ROWS};
 use mrtr_core::checks::Check;
-use mrtr_world::audit::{Guard, Row, ROWS};
 use mrtr_world::checks::CheckWords;
 use serde_json::Value;
 

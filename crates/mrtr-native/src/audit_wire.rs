@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use mrtr_world::audit::{Exchange, Who, Wire};
+use mrtr_audit::{Exchange, Who, Wire};
 
 use crate::headers::{encode_value, ParamHeader};
 use crate::transport::{StdioTransport, Transport};

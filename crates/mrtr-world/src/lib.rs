@@ -6,7 +6,6 @@
 //! trace, never remembered, so stepping back costs nothing.
 
 pub mod actor;
-pub mod audit;
 pub mod checks;
 pub mod diff;
 pub mod inspect;

@@ -3,11 +3,18 @@
 //!   mrtr-audit URL --token bob-token --other-token alice-token [--tool deploy --args '{"env":"staging"}']
 //!              [--expect-single-use] [--ttl-wait SECONDS] [--json] [--transcript DIR]
 //!   mrtr-audit [options] -- CMD ARGS…        (a stdio server: one principal, no racing)
+//!   mrtr-audit --expect EXPECTED.json LABEL=REPORT.json… [--json]
 //!
 //! It finds a tool that answers with a ticket (or audits --tool), then tries every misuse of
 //! the ticket the lab knows, each a row: pass, fail or skipped, with one line of evidence.
 //! The table goes to stdout, progress to stderr. Exit 0 when no MUST or SHOULD row fails, 1
 //! when one does (recommended rows are reported, not counted), 2 for usage or connection errors.
+//!
+//! With `--expect`, it audits nothing: it reads `--json` reports (as the page does) and
+//! compares each with what EXPECTED.json expects of its label (`mrtr_audit::expect`: a map
+//! of rows, "all-pass" or "guard:NAME"), printing them side by side, one column per label.
+//! Exit 0 when every report is as expected, 1 on any difference (a report that cannot be read
+//! included), 2 when EXPECTED.json cannot be read or an argument is not LABEL=REPORT.json.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,8 +23,9 @@ use std::time::Duration;
 use clap::Parser;
 use serde_json::Value;
 
+use mrtr_audit::expect::{self, Column, Expected};
+use mrtr_audit::{Level, Options, Report, ReportFile, Status, Wire};
 use mrtr_native::audit_wire::{HttpWire, StdioWire, Transcript};
-use mrtr_world::audit::{self, Level, Options, Report, Status, Wire};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -44,7 +52,8 @@ struct Args {
     /// Test expiry by waiting this long (longer than the server's ticket lifetime).
     #[arg(long, value_name = "SECONDS")]
     ttl_wait: Option<u64>,
-    /// Print the report as JSON (schema mrtr-audit/1) instead of a table.
+    /// Print the report as JSON (schema mrtr-audit/1) instead of a table (with --expect, the
+    /// comparison: schema mrtr-audit-expect/1).
     #[arg(long)]
     json: bool,
     /// Write every exchange to DIR/transcript.jsonl.
@@ -59,8 +68,20 @@ struct Args {
         default_value = r#"{"elicitation":{"form":{}},"sampling":{},"roots":{}}"#
     )]
     caps: String,
+    /// Audit nothing: compare `--json` reports with what FILE expects of each label, side by
+    /// side (exit 1 on any difference).
+    #[arg(
+        long,
+        num_args = 2..,
+        value_names = ["FILE", "LABEL=REPORT"],
+        conflicts_with_all = [
+            "url", "command", "token", "other_token", "tool", "args",
+            "expect_single_use", "ttl_wait", "transcript",
+        ]
+    )]
+    expect: Vec<String>,
     /// The server's MCP endpoint, http://HOST:PORT/PATH.
-    #[arg(required_unless_present = "command", conflicts_with = "command")]
+    #[arg(required_unless_present_any = ["command", "expect"], conflicts_with = "command")]
     url: Option<String>,
     /// Or, after --, a stdio server to run: CMD ARGS…
     #[arg(last = true, value_name = "CMD")]
@@ -84,6 +105,9 @@ fn parse_json(what: &str, text: &str) -> Result<Value, String> {
 }
 
 fn run(args: &Args) -> Result<bool, String> {
+    if let [file, reports @ ..] = args.expect.as_slice() {
+        return compare(file, reports, args.json);
+    }
     let opts = Options {
         tool: args.tool.clone(),
         arguments: args
@@ -136,11 +160,11 @@ fn run(args: &Args) -> Result<bool, String> {
     };
     eprintln!(
         "mrtr-audit: {} rows against {target}; at most {} requests, each given {} s",
-        audit::ROWS.len(),
-        audit::max_requests(),
+        mrtr_audit::ROWS.len(),
+        mrtr_audit::max_requests(),
         timeout.as_secs()
     );
-    let report = audit::audit(wire.as_mut(), &opts, &mut |line| {
+    let report = mrtr_audit::audit(wire.as_mut(), &opts, &mut |line| {
         eprintln!("mrtr-audit: {line}")
     })
     .map_err(|e| e.to_string())?;
@@ -156,6 +180,42 @@ fn run(args: &Args) -> Result<bool, String> {
     };
     printed.map_err(|e| format!("writing the report: {e}"))?;
     Ok(report.ok())
+}
+
+/// `--expect FILE LABEL=REPORT…`: each report beside what FILE expects of its label. True when
+/// all are as expected; an error only for FILE or an argument that is not LABEL=REPORT.
+fn compare(file: &str, reports: &[String], json: bool) -> Result<bool, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("--expect {file}: {e}"))?;
+    let expected = Expected::parse(&text).map_err(|e| format!("--expect {file}: {e}"))?;
+    let columns = reports
+        .iter()
+        .map(|spec| {
+            let (label, path) = spec
+                .split_once('=')
+                .filter(|(l, p)| !l.is_empty() && !p.is_empty())
+                .ok_or_else(|| format!("--expect: {spec:?} is not LABEL=REPORT.json"))?;
+            let report = std::fs::read_to_string(path)
+                .map_err(|e| format!("{path}: {e}"))
+                .and_then(|t| ReportFile::parse(&t).map_err(|e| format!("{path}: {e}")));
+            Ok(Column {
+                label: label.to_owned(),
+                report,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let c = expect::compare(&expected, columns);
+    let mut out = std::io::stdout().lock();
+    let printed = if json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&c.to_json()).unwrap_or_default()
+        )
+    } else {
+        write!(out, "{}", c.table())
+    };
+    printed.map_err(|e| format!("writing the comparison: {e}"))?;
+    Ok(c.ok())
 }
 
 /// The report for people: a line per row (symbol and word, never colour alone), the
@@ -216,7 +276,7 @@ fn table(r: &Report, target: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use mrtr_world::audit::{Report, RowResult, Status, ROWS};
+    use mrtr_audit::{Report, RowResult, Status, ROWS};
 
     #[test]
     fn the_verdict_line_names_failed_rows_by_level() {

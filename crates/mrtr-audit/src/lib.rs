@@ -1,8 +1,12 @@
+//! # mrtr-audit
+//!
 //! An audit of any MRTR server's ticket checks: find a tool that answers with a ticket,
 //! then try every misuse in [`rows::ROWS`] against it and record, row by row, whether the
 //! server refused. The engine does no I/O: a [`Wire`] carries its requests (HTTP or stdio
 //! natively, a simulated replica in the page), so the same audit runs everywhere.
 
+pub mod expect;
+pub mod file;
 pub mod rows;
 pub mod sim;
 pub mod variants;
@@ -11,6 +15,7 @@ use mrtr_core::client::{AgreeableHost, Client, Step};
 use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse, ResultType};
 use serde_json::{json, Map, Value};
 
+pub use file::{FileRow, ReadError, ReportFile, MAX_REPORT_BYTES};
 pub use rows::{levels_words, Failed, Guard, Level, Row, ROWS};
 use variants::Variant;
 
@@ -94,11 +99,26 @@ pub enum Status {
 }
 
 impl Status {
+    pub const ALL: [Status; 3] = [Status::Pass, Status::Fail, Status::Skipped];
+
     pub fn id(self) -> &'static str {
         match self {
             Status::Pass => "pass",
             Status::Fail => "fail",
             Status::Skipped => "skipped",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|x| x.id() == s)
+    }
+
+    /// ✓ ✗ –, always beside a word or in a table with a legend (never alone).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Status::Pass => "✓",
+            Status::Fail => "✗",
+            Status::Skipped => "–",
         }
     }
 }
@@ -148,7 +168,8 @@ impl Report {
         self.rows.iter().find(|r| r.row.id == id).map(|r| r.status)
     }
 
-    /// The report as the documented `--json` object (schema [`SCHEMA`]).
+    /// The report as the documented `--json` object (schema [`SCHEMA`]); read back by
+    /// [`ReportFile::from_json`].
     pub fn to_json(&self, target: &str) -> Value {
         json!({
             "schema": SCHEMA,
@@ -168,12 +189,7 @@ impl Report {
                 "title": r.row.title,
                 "level": r.row.level.id(),
                 "required": r.row.level.required(),
-                "guard": match r.row.guard {
-                    Guard::Check(c) => c.id(),
-                    Guard::Encoding => "encoding",
-                    Guard::Protocol => "protocol",
-                    Guard::Robustness => "robustness",
-                },
+                "guard": r.row.guard.id(),
                 "why": r.row.why(),
                 "status": r.status.id(),
                 "evidence": r.evidence,

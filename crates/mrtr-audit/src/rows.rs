@@ -2,8 +2,8 @@
 //! check of the lesson that stops it (the same `Check` the page's check lists show), or to
 //! the protocol rule it tests, with the widget state that shows the misuse.
 
-use crate::checks::CheckWords;
 use mrtr_core::checks::Check;
+use mrtr_world::checks::CheckWords;
 
 /// What stops the misuse a row tries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +16,36 @@ pub enum Guard {
     Protocol,
     /// Robustness: bad input gets an error, never a crash or a result.
     Robustness,
+}
+
+impl Guard {
+    /// Every guard: each of the core's checks, then the rules that are not ticket checks.
+    pub const ALL: [Guard; 9] = [
+        Guard::Check(Check::Signature),
+        Guard::Check(Check::Principal),
+        Guard::Check(Check::Expiry),
+        Guard::Check(Check::Request),
+        Guard::Check(Check::Answer),
+        Guard::Check(Check::SingleUse),
+        Guard::Encoding,
+        Guard::Protocol,
+        Guard::Robustness,
+    ];
+
+    /// The name a report's `guard` and an expected file's `"guard:NAME"` use: the check's
+    /// id, or `encoding`, `protocol`, `robustness`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Guard::Check(c) => c.id(),
+            Guard::Encoding => "encoding",
+            Guard::Protocol => "protocol",
+            Guard::Robustness => "robustness",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Guard> {
+        Guard::ALL.into_iter().find(|g| g.id() == s)
+    }
 }
 
 /// How strongly the spec (or the lab) asks for it.
@@ -484,6 +514,7 @@ mod tests {
             assert!(!r.why().is_empty(), "{}", r.id);
         }
         for c in Check::ALL {
+            assert!(Guard::ALL.contains(&Guard::Check(c)), "{c:?}");
             let tried = ROWS.iter().any(|r| r.guard == Guard::Check(c));
             // A missing answer is not an attack: the server asks again.
             assert_eq!(tried, c != Check::Answer, "{c:?}");

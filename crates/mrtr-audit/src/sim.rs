@@ -7,7 +7,7 @@ use mrtr_core::{CallContext, FixedClock, Principal, SeededEntropy, Server, Serve
 use serde_json::{json, Value};
 
 use super::{Exchange, Who, Wire};
-use crate::world::{EPOCH_S, SHARED_SECRET};
+use mrtr_world::world::{EPOCH_S, SHARED_SECRET};
 
 /// One replica of the lab's server, on a virtual clock: bob is the caller, alice the other.
 pub struct SimWire {
