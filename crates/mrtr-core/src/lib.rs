@@ -9,8 +9,10 @@
 //! Layers, bottom up:
 //! - [`wire`] and [`error`]: JSON-RPC messages and the MCP shapes MRTR uses.
 //! - [`canonical`], [`ticket`], [`checks`], [`redemption`]: the ticket and what a server checks.
-//! - [`catalog`], [`fixtures`], [`features`], [`server`]: the server engine and its tools
-//!   (the lab's own, and the conformance suite's feature fixtures).
+//! - [`catalog`] and [`server`]: the server engine and what it offers.
+//! - With the `demo` feature, the lesson's own tools (`fixtures`: deploy and the MRTR
+//!   fixtures; `features`: the conformance suite's feature fixtures), `Server::lab` and the
+//!   bearer-token convention of the lesson (`Principal::from_bearer`). Not the protocol.
 //! - [`client`]: the client engine.
 //! - [`legacy`]: one connection serving both eras, with the 2025-11-25 shim.
 
@@ -20,7 +22,9 @@ pub mod checks;
 pub mod client;
 pub mod entropy;
 pub mod error;
+#[cfg(feature = "demo")]
 pub mod features;
+#[cfg(feature = "demo")]
 pub mod fixtures;
 pub mod legacy;
 pub mod redemption;

@@ -12,7 +12,7 @@ use crate::checks::{verify, Check, CheckPolicy, Presented, Refusal, Status, Verd
 use crate::entropy::{Clock, Entropy};
 use crate::error::RpcError;
 use crate::redemption::{Lookup, MemoryStore, Redemption, RedemptionStore};
-use crate::ticket::{Claims, Codec, Key, Keyring, Principal, Seal, MAX_TICKET_LEN};
+use crate::ticket::{Claims, Codec, Principal, MAX_TICKET_LEN};
 use crate::wire::{
     input_required_result, may_require_input, ClientCapabilities, Envelope, InputResponses,
     Message, RequestId, META_SERVER_INFO, MODERN_VERSION,
@@ -146,7 +146,9 @@ impl Server {
     }
 
     /// The lab's server: the deploy tool and every conformance fixture, signed tickets.
-    pub fn lab(key: Key) -> Server {
+    #[cfg(feature = "demo")]
+    pub fn lab(key: crate::ticket::Key) -> Server {
+        use crate::ticket::{Keyring, Seal};
         Server::new(
             ServerConfig::default(),
             Codec::new(Keyring::new(key), Seal::Signed),

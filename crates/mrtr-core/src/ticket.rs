@@ -217,6 +217,7 @@ impl Principal {
     }
 
     /// The demo convention of the lesson: `Bearer bob-token` is bob. Not an auth system.
+    #[cfg(feature = "demo")]
     pub fn from_bearer(header: Option<&str>) -> Principal {
         let Some(h) = header else {
             return Principal::Anonymous;
@@ -796,6 +797,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "demo")]
     fn principal_from_bearer() {
         assert_eq!(
             Principal::from_bearer(Some("Bearer bob-token")),
