@@ -7,6 +7,7 @@
 use leptos::portal::Portal;
 use leptos::prelude::*;
 use leptos_use::{use_intersection_observer_with_options, UseIntersectionObserverOptions};
+use reactive_stores::Store;
 use wasm_bindgen::JsCast;
 
 use crate::components::page_link::{location_hash, location_search, page_link, scroll_to};
@@ -32,16 +33,16 @@ fn mount_point(id: &str) -> Option<web_sys::Element> {
         .flatten()
 }
 
-fn view_for(slot: Slot, link: RwSignal<Link>) -> AnyView {
+fn view_for(slot: Slot) -> AnyView {
     match slot {
-        Slot::Widget(Widget::RoundTrip) => view! { <RoundTrip link=link/> }.into_any(),
-        Slot::Widget(Widget::Ticket) => view! { <TicketInspector link=link/> }.into_any(),
-        Slot::Widget(Widget::Bench) => view! { <AttackBench link=link/> }.into_any(),
-        Slot::Widget(Widget::Raw) => view! { <RunItRaw link=link/> }.into_any(),
-        Slot::Widget(Widget::Code) => view! { <ReadTheCode link=link/> }.into_any(),
-        Slot::Widget(Widget::Rules) => view! { <RulesExplorer link=link/> }.into_any(),
+        Slot::Widget(Widget::RoundTrip) => view! { <RoundTrip/> }.into_any(),
+        Slot::Widget(Widget::Ticket) => view! { <TicketInspector/> }.into_any(),
+        Slot::Widget(Widget::Bench) => view! { <AttackBench/> }.into_any(),
+        Slot::Widget(Widget::Raw) => view! { <RunItRaw/> }.into_any(),
+        Slot::Widget(Widget::Code) => view! { <ReadTheCode/> }.into_any(),
+        Slot::Widget(Widget::Rules) => view! { <RulesExplorer/> }.into_any(),
         Slot::Widget(Widget::Quiz) => view! { <Quiz/> }.into_any(),
-        Slot::Widget(Widget::Audit) => view! { <AuditCard link=link/> }.into_any(),
+        Slot::Widget(Widget::Audit) => view! { <AuditCard/> }.into_any(),
         Slot::EmbedDocs => view! { <EmbedDocs/> }.into_any(),
     }
 }
@@ -85,6 +86,7 @@ fn App(query: Query) -> impl IntoView {
         request_animation_frame(move || scroll_to(w));
     });
 
+    provide_context(link);
     let later = RwSignal::new(0u32);
     provide_context(LaterParts(later));
     let whole = match query.embed {
@@ -128,7 +130,7 @@ fn App(query: Query) -> impl IntoView {
         {mount_point("notes").map(|el| view! { <Portal mount=el><LinkNotes notes=notes/></Portal> })}
         {query.embed.is_none().then(|| mount_point("theme").map(|el| view! { <Portal mount=el><ThemeToggle/></Portal> }))}
         <For each=move || mounted.get().iter() key=|slot| *slot let:slot>
-            {mount_point(slot.id()).map(|el| view! { <Portal mount=el>{view_for(slot, link)}</Portal> })}
+            {mount_point(slot.id()).map(|el| view! { <Portal mount=el>{view_for(slot)}</Portal> })}
         </For>
     }
 }
@@ -137,7 +139,7 @@ fn App(query: Query) -> impl IntoView {
 /// trace, then its widget, then the linked widget (landed on), then what waits for the
 /// reader; once the page is idle, the rest, one per task. The timers only set signals.
 fn start_in_turn(
-    link: RwSignal<Link>,
+    link: Store<Link>,
     wanted: RwSignal<Slots>,
     settled: RwSignal<bool>,
     target: Widget,

@@ -8,6 +8,7 @@ use mrtr_lab::components::{
     AttackBench, AuditCard, Quiz, ReadTheCode, RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
 };
 use mrtr_lab::state::link::Link;
+use reactive_stores::Store;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -17,19 +18,24 @@ fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
-/// A fresh element to mount into, and the link the widget shares.
+/// A fresh element to mount into, and the link the widget shares (in context, as the page's
+/// root provides it).
 fn mount<V: IntoView + 'static>(
     link: Link,
-    f: impl FnOnce(RwSignal<Link>) -> V + 'static,
-) -> (web_sys::HtmlElement, RwSignal<Link>) {
+    f: impl FnOnce() -> V + 'static,
+) -> (web_sys::HtmlElement, Store<Link>) {
     let _ = any_spawner::Executor::init_wasm_bindgen();
     let doc = document();
     let el: web_sys::HtmlElement = doc.create_element("div").unwrap().unchecked_into();
     doc.body().unwrap().append_child(&el).unwrap();
     let owner = Owner::new();
-    let link = owner.with(|| RwSignal::new(link));
+    let link = owner.with(|| {
+        let link = Store::new(link);
+        provide_context(link);
+        link
+    });
     let root = el.clone();
-    owner.with(|| leptos::mount::mount_to(root, move || f(link)).forget());
+    owner.with(|| leptos::mount::mount_to(root, f).forget());
     std::mem::forget(owner);
     (el, link)
 }
@@ -77,7 +83,7 @@ fn set_value(el: &web_sys::HtmlElement, value: &str, event: &str) {
 
 #[wasm_bindgen_test]
 async fn round_trip_ends_with_bs_verdict_from_the_core() {
-    let (root, link) = mount(Link::default(), |link| view! { <RoundTrip link=link/> });
+    let (root, link) = mount(Link::default(), || view! { <RoundTrip/> });
     settle().await;
     assert_eq!(text_of(&root, "[data-testid=step-count]"), "1 / 6");
     assert!(root
@@ -125,10 +131,7 @@ async fn round_trip_ends_with_bs_verdict_from_the_core() {
 
 #[wasm_bindgen_test]
 async fn the_inspector_judges_an_edited_ticket() {
-    let (root, _) = mount(
-        Link::default(),
-        |link| view! { <TicketInspector link=link/> },
-    );
+    let (root, _) = mount(Link::default(), || view! { <TicketInspector/> });
     settle().await;
     assert!(text_of(&root, "[data-testid=ticket-verdict]").contains("deployed"));
     find(&root, "[data-testid=edit-prod]").click();
@@ -148,7 +151,7 @@ async fn the_bench_refuses_the_second_redemption_with_single_use() {
         mv: Some(mrtr_world::misuse::Move::SendTwice),
         ..Link::default()
     };
-    let (root, link) = mount(link, |link| view! { <AttackBench link=link/> });
+    let (root, link) = mount(link, || view! { <AttackBench/> });
     settle().await;
     // Without single use the second send deploys again: harm, never drawn as accepted.
     let answers = root
@@ -175,7 +178,7 @@ async fn the_bench_refuses_the_second_redemption_with_single_use() {
 
 #[wasm_bindgen_test]
 async fn the_bench_asks_for_a_prediction_first_and_says_why() {
-    let (root, link) = mount(Link::default(), |link| view! { <AttackBench link=link/> });
+    let (root, link) = mount(Link::default(), || view! { <AttackBench/> });
     settle().await;
     // Until predicted, no outcome shows, on the chip or the clock.
     assert_eq!(text_of(&root, "[data-testid=chip-alice]").trim(), "?");
@@ -196,7 +199,7 @@ async fn the_bench_asks_for_a_prediction_first_and_says_why() {
 
 #[wasm_bindgen_test]
 async fn run_it_raw_shows_both_eras() {
-    let (root, _) = mount(Link::default(), |link| view! { <RunItRaw link=link/> });
+    let (root, _) = mount(Link::default(), || view! { <RunItRaw/> });
     settle().await;
     let lanes = text_of(&root, "[data-testid=lanes]");
     assert!(lanes.contains("server/discover") && lanes.contains("initialize"));
@@ -213,7 +216,7 @@ async fn run_it_raw_shows_both_eras() {
 
 #[wasm_bindgen_test]
 async fn read_the_code_marks_the_lines_of_each_step() {
-    let (root, link) = mount(Link::default(), |link| view! { <ReadTheCode link=link/> });
+    let (root, link) = mount(Link::default(), || view! { <ReadTheCode/> });
     settle().await;
     let marked = |root: &web_sys::HtmlElement| {
         let all = root.query_selector_all(".cl[data-marked]").unwrap();
@@ -243,7 +246,7 @@ async fn read_the_code_marks_the_lines_of_each_step() {
 
 #[wasm_bindgen_test]
 async fn the_rules_explorer_never_asks_on_a_listing() {
-    let (root, _) = mount(Link::default(), |link| view! { <RulesExplorer link=link/> });
+    let (root, _) = mount(Link::default(), || view! { <RulesExplorer/> });
     settle().await;
     set_value(
         &find(&root, "[data-testid=rules-method]"),
@@ -258,7 +261,7 @@ async fn the_rules_explorer_never_asks_on_a_listing() {
 
 #[wasm_bindgen_test]
 async fn the_quiz_explains_an_answer() {
-    let (root, _) = mount(Link::default(), |_| view! { <Quiz/> });
+    let (root, _) = mount(Link::default(), || view! { <Quiz/> });
     settle().await;
     find(&root, "[data-testid=quiz-reset]").click();
     settle().await;
@@ -276,7 +279,7 @@ async fn the_quiz_explains_an_answer() {
 
 #[wasm_bindgen_test]
 async fn the_audit_card_reads_a_pasted_report_as_text() {
-    let (root, _) = mount(Link::default(), |link| view! { <AuditCard link=link/> });
+    let (root, _) = mount(Link::default(), || view! { <AuditCard/> });
     settle().await;
     let report = r#"{"schema":"mrtr-audit/1","target":"t","tool":"deploy","requests":2,"rows":[
         {"id":"honest","status":"pass","evidence":"ok"},

@@ -2,8 +2,9 @@ use leptos::prelude::*;
 use mrtr_audit::levels_words;
 use wasm_bindgen::JsCast;
 
+use super::page_link::{use_link, EditLink};
 use crate::state::audit_report::{parse, ReportView, RowView, SAMPLE_FILE};
-use crate::state::link::{Link, Widget};
+use crate::state::link::{LinkStoreFields, Widget};
 
 /// Where the report on show came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,9 +17,10 @@ enum Source {
 /// "Audit your server": an mrtr-audit report read as a report card, each failing row linked
 /// to the widget that shows that misuse; or the report of a weak server, made on the spot.
 #[component]
-pub fn AuditCard(link: RwSignal<Link>) -> impl IntoView {
+pub fn AuditCard() -> impl IntoView {
+    let link = use_link();
     let source = RwSignal::new(Source::Nothing);
-    let sample_on = Memo::new(move |_| link.with(|l| l.audit_sample));
+    let sample_on = link.audit_sample();
     // Fetched from beside the page only when asked for.
     let sample_text = RwSignal::new(None::<String>);
     Effect::new(move |_| {
@@ -39,17 +41,11 @@ pub fn AuditCard(link: RwSignal<Link>) -> impl IntoView {
     });
     let show_sample = move |_| {
         source.set(Source::Nothing);
-        link.update(|l| {
-            l.audit_sample = true;
-            l.widget = Widget::Audit;
-        });
+        link.edit(Widget::Audit).audit_sample().set(true);
     };
     let read = move |text: String| {
         source.set(Source::Reader(text));
-        link.update(|l| {
-            l.audit_sample = false;
-            l.widget = Widget::Audit;
-        });
+        link.edit(Widget::Audit).audit_sample().set(false);
     };
     let on_file = move |ev: leptos::ev::Event| {
         let Some(input) = ev

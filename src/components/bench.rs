@@ -8,9 +8,10 @@ use mrtr_world::Knobs;
 
 use super::clock::Clock;
 use super::knobs::BenchKnobs;
+use super::page_link::{use_link, EditLink};
 use super::CheckList;
 use crate::state::json_view::one_line;
-use crate::state::link::{Link, Widget};
+use crate::state::link::{LinkStoreFields, Widget};
 
 /// What the clock draws a move as: its tone, or `hidden` until the reader has predicted it.
 fn shown_tone(p: Option<&Played>, revealed: bool) -> &'static str {
@@ -35,9 +36,10 @@ fn world_of(k: Knobs) -> Knobs {
 }
 
 #[component]
-pub fn AttackBench(link: RwSignal<Link>) -> impl IntoView {
-    let knobs = Memo::new(move |_| link.with(|l| l.knobs));
-    let times = Memo::new(move |_| link.with(|l| l.times));
+pub fn AttackBench() -> impl IntoView {
+    let link = use_link();
+    let knobs = link.knobs();
+    let times = link.times();
     let plays = Memo::new(move |_| {
         let k = knobs.get();
         Move::ALL
@@ -46,8 +48,8 @@ pub fn AttackBench(link: RwSignal<Link>) -> impl IntoView {
             .map(|(m, at)| play_at(k, m, at))
             .collect::<Vec<_>>()
     });
-    let mv = Memo::new(move |_| link.with(|l| l.mv));
-    let predict = Memo::new(move |_| link.with(|l| l.predict));
+    let mv = link.mv();
+    let predict = link.predict();
     // The moves whose outcome the reader has seen, each with the servers it was seen on:
     // other servers pose the question again. Derived, not reset by an effect.
     let revealed = RwSignal::new(Vec::<(Move, Knobs)>::new());
@@ -78,12 +80,7 @@ pub fn AttackBench(link: RwSignal<Link>) -> impl IntoView {
                 .collect()
         })
     });
-    let open = move |m: Move| {
-        link.update(|l| {
-            l.mv = Some(m);
-            l.widget = Widget::Bench;
-        })
-    };
+    let open = move |m: Move| link.edit(Widget::Bench).mv().set(Some(m));
     let result = move |m: Move| {
         view! {
             <div class="move-result" data-testid="move-result">
@@ -149,13 +146,13 @@ pub fn AttackBench(link: RwSignal<Link>) -> impl IntoView {
     };
     view! {
         <div class="bench-body">
-            <BenchKnobs link=link/>
-            <Clock link=link tones=tones/>
+            <BenchKnobs/>
+            <Clock tones=tones/>
             <fieldset class="moves">
                 <legend>"Your move: pick one"</legend>
                 <label class="toggle predict-toggle">
                     <input type="checkbox" data-testid="predict" prop:checked=move || predict.get()
-                        on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { l.predict = on; l.widget = Widget::Bench; }); }/>
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(Widget::Bench).predict().set(on); }/>
                     "Predict each outcome before I see it"
                 </label>
                 {Move::ALL.into_iter().enumerate().map(|(i, m)| view! {

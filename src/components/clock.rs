@@ -8,7 +8,10 @@ use mrtr_world::misuse::Move;
 use wasm_bindgen::JsCast;
 
 use crate::state::clock_axis::{key_move, place, scale_for, time_at, Place, TTL_MAX, TTL_MIN};
-use crate::state::link::{Link, Widget, MAX_TIME_S};
+use reactive_stores::Store;
+
+use super::page_link::{use_link, EditLink};
+use crate::state::link::{Link, LinkStoreFields, Widget, MAX_TIME_S};
 
 /// What a drag moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,16 +30,14 @@ impl Handle {
     }
 }
 
-fn set(link: RwSignal<Link>, h: Handle, t: u64) {
+fn set(link: Store<Link>, h: Handle, t: u64) {
     let (min, max) = h.range();
     let t = t.clamp(min, max);
-    link.update(|l| {
-        match h {
-            Handle::Ttl => l.knobs.ttl_s = t,
-            Handle::Retry(i) => l.times[i] = t,
-        }
-        l.widget = Widget::Bench;
-    });
+    let link = link.edit(Widget::Bench);
+    match h {
+        Handle::Ttl => link.knobs().update(|k| k.ttl_s = t),
+        Handle::Retry(i) => link.times().update(|x| x[i] = t),
+    }
 }
 
 /// A place on the track as a CSS percentage (past the end: the end).
@@ -56,11 +57,11 @@ fn track_x(ev: &PointerEvent) -> Option<(f64, f64)> {
 
 #[component]
 pub fn Clock(
-    link: RwSignal<Link>,
     /// Each move's class: `ok`, `harm`, `refused`, `asked`, or `hidden` until predicted.
     tones: Signal<Vec<&'static str>>,
 ) -> impl IntoView {
-    let ttl = Memo::new(move |_| link.with(|l| l.knobs.ttl_s));
+    let link = use_link();
+    let ttl = Memo::new(move |_| link.knobs().with(|k| k.ttl_s));
     // The axis keeps its scale while a handle is held, so the track does not slide under it.
     let held = RwSignal::new(None::<(Handle, u64)>);
     let scale = Memo::new(move |_| match held.get() {
@@ -69,7 +70,7 @@ pub fn Clock(
     });
     let value = move |h: Handle| match h {
         Handle::Ttl => ttl.get(),
-        Handle::Retry(i) => link.with(|l| l.times[i]),
+        Handle::Retry(i) => link.times().with(|x| x[i]),
     };
     let down = move |h: Handle, ev: PointerEvent| {
         // A finger on the lane may be scrolling the page: on touch, only the handle drags.

@@ -7,9 +7,10 @@ use super::roundtrip::NARROW;
 use mrtr_core::checks::Check;
 use mrtr_world::checks::CheckWords;
 
+use super::page_link::{use_link, EditLink};
 use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, Phase};
 use crate::state::highlight::lines;
-use crate::state::link::{Link, Widget};
+use crate::state::link::{LinkStoreFields, Widget};
 use crate::state::sdk_table::{guard_name, left_to_you, table, variants};
 use crate::state::stage::trace_of;
 
@@ -75,18 +76,16 @@ fn Listing(listing: Listing, index: usize, lang: Lang, shown: Memo<Vec<Mark>>) -
 
 /// The deploy handler in three implementations, in step with the round trip.
 #[component]
-pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
-    let lang = Memo::new(move |_| link.with(|l| l.lang));
-    let trace = Memo::new(move |_| {
-        let (k, e) = link.with(|l| (l.knobs, l.ending));
-        trace_of(k, e)
-    });
+pub fn ReadTheCode() -> impl IntoView {
+    let link = use_link();
+    let lang = link.lang();
+    let trace = Memo::new(move |_| trace_of(link.knobs().get(), link.ending().get()));
     let titles = Memo::new(move |_| {
         trace.with(|t| t.steps.iter().map(|s| s.title.clone()).collect::<Vec<_>>())
     });
     let step = Memo::new(move |_| {
         let n = titles.with(Vec::len);
-        link.with(|l| l.step).min(n.saturating_sub(1))
+        link.step().get().min(n.saturating_sub(1))
     });
     let phase = Memo::new(move |_| {
         let refused = trace.with(|t| t.outcome().is_some_and(|o| o.is_err()));
@@ -95,14 +94,8 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
     let seal = Memo::new(move |_| trace.with(|t| t.seal));
     let shown = Memo::new(move |_| marks(lang.get(), phase.get(), seal.get()));
     // Announced only when the reader works this widget, not while the round trip plays.
-    let live = move || link.with(|l| l.widget == Widget::Code).then_some("polite");
+    let live = move || (link.widget().get() == Widget::Code).then_some("polite");
 
-    let set = move |f: &dyn Fn(&mut Link)| {
-        link.update(|l| {
-            f(l);
-            l.widget = Widget::Code;
-        })
-    };
     let on_tab_key = move |ev: leptos::ev::KeyboardEvent| {
         let i = Lang::ALL.iter().position(|l| *l == lang.get()).unwrap_or(0);
         let n = Lang::ALL.len();
@@ -115,7 +108,7 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
         };
         ev.prevent_default();
         let l = Lang::ALL[next];
-        set(&|link| link.lang = l);
+        link.edit(Widget::Code).lang().set(l);
         focus(&tab_id(l));
     };
 
@@ -127,7 +120,7 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
                 <button type="button" role="tab" id=tab_id(l) data-lang=l.id()
                     aria-selected=move || selected().to_string() aria-controls="code-panel"
                     tabindex=move || if selected() { "0" } else { "-1" }
-                    title=l.label() on:click=move |_| set(&|link| link.lang = l)>{l.short()}</button>
+                    title=l.label() on:click=move |_| link.edit(Widget::Code).lang().set(l)>{l.short()}</button>
             }
         })
         .collect_view();
@@ -142,7 +135,7 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
                 view! {
                     <li><button type="button" data-step=i aria-pressed=move || current().to_string()
                         aria-label=title.clone() title=title
-                        on:click=move |_| set(&|l| l.step = i)>{i + 1}</button></li>
+                        on:click=move |_| link.edit(Widget::Code).step().set(i)>{i + 1}</button></li>
                 }
             })
             .collect_view()
@@ -271,7 +264,7 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
                 <div class="sdk-table" data-testid="sdk-table">
                     <p>"The lab's server runs every check in the core, before the handler sees the state, in this order (mrtr-audit passes every row against it in make interop):"</p>
                     <ol class="check-order">
-                        {move || Check::ALL.into_iter().map(|c| view! { <li><strong>{c.short()}</strong>": "{c.question(link.with(|l| l.knobs.seal))}</li> }).collect_view()}
+                        {move || Check::ALL.into_iter().map(|c| view! { <li><strong>{c.short()}</strong>": "{c.question(link.knobs().with(|k| k.seal))}</li> }).collect_view()}
                     </ol>
                 </div>
             }

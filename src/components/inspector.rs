@@ -5,9 +5,10 @@ use mrtr_world::world::EPOCH_S;
 use serde_json::Value;
 
 use super::knobs::ServerKnobs;
+use super::page_link::{use_link, EditLink};
 use super::{from_next_task, CheckList};
 use crate::state::json_view::one_line;
-use crate::state::link::{Link, Widget, INSPECTOR_AT_S as RETRY_AT_S};
+use crate::state::link::{LinkStoreFields, Widget, INSPECTOR_AT_S as RETRY_AT_S};
 
 /// A run of the ticket's characters that share a part and a field.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,13 +78,11 @@ fn part_class(p: Part) -> &'static str {
 
 /// The ticket taken apart and judged live. Edits are verified, never re-signed.
 #[component]
-pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
-    let knobs = Memo::new(move |_| link.with(|l| l.knobs));
+pub fn TicketInspector() -> impl IntoView {
+    let link = use_link();
+    let knobs = link.knobs();
     let bobs = Memo::new(move |_| minted_ticket(knobs.get()).unwrap_or_default());
-    let text = Memo::new(move |_| {
-        link.with(|l| l.ticket.clone())
-            .unwrap_or_else(|| bobs.get())
-    });
+    let text = Memo::new(move |_| link.ticket().get().unwrap_or_else(|| bobs.get()));
     // The inspector's job is the ticket's bytes: its retry is sent at one time, 8 s after the
     // mint (the clock is the attack bench's).
     let inspection = Memo::new(move |_| inspect(knobs.get(), &text.get(), RETRY_AT_S));
@@ -97,12 +96,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                 .and_then(|p| serde_json::from_str::<Value>(p).ok())
         })
     });
-    let set_ticket = move |t: Option<String>| {
-        link.update(|l| {
-            l.ticket = t;
-            l.widget = Widget::Ticket;
-        })
-    };
+    let set_ticket = move |t: Option<String>| link.edit(Widget::Ticket).ticket().set(t);
 
     let edit = move |pointer: &'static str, value: Value| {
         if let Some(t) = edit_claim(&text.get_untracked(), pointer, value) {
@@ -252,7 +246,7 @@ pub fn TicketInspector(link: RwSignal<Link>) -> impl IntoView {
                         </div>
                     }
                 })}
-                <ServerKnobs link=link widget=Widget::Ticket/>
+                <ServerKnobs widget=Widget::Ticket/>
             </Show>
         </div>
     }

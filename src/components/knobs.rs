@@ -3,20 +3,14 @@ use mrtr_core::ticket::Seal;
 use mrtr_world::checks::{switchable, CheckWords};
 use mrtr_world::StoreMode;
 
+use super::page_link::{use_link, EditLink};
 use super::Gloss;
-use crate::state::link::{Link, Widget};
-
-/// Changes the world's knobs from `widget` (the link then points there).
-fn set(link: RwSignal<Link>, widget: Widget, f: impl FnOnce(&mut Link)) {
-    link.update(|l| {
-        f(l);
-        l.widget = widget;
-    });
-}
+use crate::state::link::{LinkStoreFields, Widget};
 
 /// "Break it": what replica B checks, which key it holds, and how tickets are sealed.
 #[component]
-pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
+pub fn ServerKnobs(widget: Widget) -> impl IntoView {
+    let link = use_link();
     let prefix = widget.id();
     // Folded until asked for, unless the page opens with B already broken (a deep link).
     let broken = link.with_untracked(|l| {
@@ -34,32 +28,31 @@ pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
                 {switchable().map(|c| view! {
                     <label class="toggle">
                         <input type="checkbox" data-check=c.id()
-                            prop:checked=move || link.with(|l| l.knobs.policy_b.runs(c))
-                            on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.policy_b.set(c, on)); }/>
-                        {move || c.question(link.with(|l| l.knobs.seal))}
+                            prop:checked=move || link.knobs().with(|k| k.policy_b.runs(c))
+                            on:change=move |ev| { let on = event_target_checked(&ev); link.edit(widget).knobs().update(|k| k.policy_b.set(c, on)); }/>
+                        {move || c.question(link.knobs().with(|k| k.seal))}
                     </label>
                 }).collect_view()}
             </div>
             <div class="knob-row">
                 <label class="toggle">
-                    <input type="checkbox" prop:checked=move || link.with(|l| l.knobs.b_key_differs)
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.b_key_differs = on); }/>
+                    <input type="checkbox" prop:checked=move || link.knobs().with(|k| k.b_key_differs)
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(widget).knobs().update(|k| k.b_key_differs = on); }/>
                     "B holds a different key from A"
                 </label>
                 <label class="toggle">
-                    <input type="checkbox" prop:checked=move || link.with(|l| l.knobs.seal == Seal::Sealed)
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.seal = if on { Seal::Sealed } else { Seal::Signed }); }/>
+                    <input type="checkbox" prop:checked=move || link.knobs().with(|k| k.seal == Seal::Sealed)
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(widget).knobs().update(|k| k.seal = if on { Seal::Sealed } else { Seal::Signed }); }/>
                     "Seal tickets ("<Gloss word="AEAD" tip="AEAD: authenticated encryption. Like a signature it shows any change, and it also hides the contents from whoever holds the ticket."/>") instead of signing them (HMAC)"
                 </label>
             </div>
             <div class="knob-row">
-                <button type="button" on:click=move |_| set(link, widget, |l| {
-                    l.knobs.policy_b.expiry = false;
-                    l.knobs.policy_b.principal = false;
+                <button type="button" on:click=move |_| link.edit(widget).knobs().update(|k| {
+                    k.policy_b.expiry = false;
+                    k.policy_b.principal = false;
                 })>"Act like a naive server: signs the caller and an expiry, checks neither"</button>
-                <button type="button" on:click=move |_| set(link, widget, |l| {
-                    let seed = l.knobs.seed;
-                    l.knobs = mrtr_world::Knobs { seed, ..Default::default() };
+                <button type="button" on:click=move |_| link.edit(widget).knobs().update(|k| {
+                    *k = mrtr_world::Knobs { seed: k.seed, ..Default::default() };
                 })>"Reset the servers"</button>
             </div>
         </fieldset>
@@ -71,31 +64,32 @@ pub fn ServerKnobs(link: RwSignal<Link>, widget: Widget) -> impl IntoView {
 /// again is done the naive way (a brand-new ticket, the memory never asked). The lifetime is
 /// the clock's own handle.
 #[component]
-pub fn BenchKnobs(link: RwSignal<Link>) -> impl IntoView {
+pub fn BenchKnobs() -> impl IntoView {
+    let link = use_link();
     let widget = Widget::Bench;
     view! {
         <fieldset class="knobs" data-testid="bench-knobs">
             <legend>"The servers' memory"</legend>
             <div class="knob-row">
                 <label class="toggle">
-                    <input type="checkbox" data-testid="single-use" prop:checked=move || link.with(|l| l.knobs.single_use)
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.single_use = on); }/>
+                    <input type="checkbox" data-testid="single-use" prop:checked=move || link.knobs().with(|k| k.single_use)
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(widget).knobs().update(|k| k.single_use = on); }/>
                     "Single use: remember redeemed tickets"
                 </label>
                 <label class="toggle">
-                    <input type="checkbox" data-testid="per-replica" prop:checked=move || link.with(|l| l.knobs.store == StoreMode::PerReplica)
-                        prop:disabled=move || link.with(|l| !l.knobs.single_use)
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.store = if on { StoreMode::PerReplica } else { StoreMode::Shared }); }/>
+                    <input type="checkbox" data-testid="per-replica" prop:checked=move || link.knobs().with(|k| k.store == StoreMode::PerReplica)
+                        prop:disabled=move || link.knobs().with(|k| !k.single_use)
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(widget).knobs().update(|k| k.store = if on { StoreMode::PerReplica } else { StoreMode::Shared }); }/>
                     "Each replica remembers only its own"
                 </label>
                 <label class="toggle">
-                    <input type="checkbox" data-testid="naive-ask-again" prop:checked=move || link.with(|l| l.knobs.naive_ask_again)
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, widget, |l| l.knobs.naive_ask_again = on); }/>
+                    <input type="checkbox" data-testid="naive-ask-again" prop:checked=move || link.knobs().with(|k| k.naive_ask_again)
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(widget).knobs().update(|k| k.naive_ask_again = on); }/>
                     "Naive ask-again: a brand-new ticket, memory not asked"
                 </label>
             </div>
-            <Show when=move || link.with(|l| l.knobs.single_use)>
-                <p class="note" data-testid="store-note">{move || store_note(link.with(|l| l.knobs.store))}</p>
+            <Show when=move || link.knobs().with(|k| k.single_use)>
+                <p class="note" data-testid="store-note">{move || store_note(link.knobs().with(|k| k.store))}</p>
             </Show>
         </fieldset>
     }

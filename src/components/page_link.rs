@@ -1,10 +1,13 @@
-//! The deep link: one signal for the whole page, written to the address bar as it
-//! changes (a burst of changes at most every [`WRITE_EVERY_MS`], the last state always; without
-//! adding history) and read back when the reader edits the fragment.
+//! The deep link: one store for the whole page, in context ([`use_link`]), written to the
+//! address bar as it changes (a burst of changes at most every [`WRITE_EVERY_MS`], the last
+//! state always; without adding history) and read back when the reader edits the fragment.
+//! A widget reads the fields it shows (`link.step().get()`: a change elsewhere does not wake
+//! it) and changes its own through [`EditLink::edit`].
 
 use leptos::prelude::*;
+use reactive_stores::Store;
 
-use crate::state::link::{Link, Widget};
+use crate::state::link::{Link, LinkStoreFields, Widget};
 
 pub fn location_hash() -> String {
     window().location().hash().unwrap_or_default()
@@ -37,8 +40,8 @@ fn write_fragment(fragment: &str) {
 
 /// The link, kept in the address bar. `on_edit` hears of fragments the reader typed: what
 /// could not be used, and the widget the link points at.
-pub fn page_link(initial: Link, on_edit: impl Fn(Vec<String>, Widget) + 'static) -> RwSignal<Link> {
-    let link = RwSignal::new(initial);
+pub fn page_link(initial: Link, on_edit: impl Fn(Vec<String>, Widget) + 'static) -> Store<Link> {
+    let link = Store::new(initial);
     // Written at once when nothing was written in the last WRITE_EVERY_MS, else once that time
     // is up, with the link's latest state: a drag or typing in the ticket box changes the link
     // on every event, and browsers throttle `replaceState` (its error would be the reader's
@@ -79,6 +82,29 @@ pub fn page_link(initial: Link, on_edit: impl Fn(Vec<String>, Widget) + 'static)
     });
     on_cleanup(move || edited.remove());
     link
+}
+
+/// The page's link, which the page's root provides.
+pub fn use_link() -> Store<Link> {
+    expect_context::<Store<Link>>()
+}
+
+/// How a widget changes the link.
+pub trait EditLink {
+    /// The reader works in `widget` now: the link points there (a link copied now opens
+    /// where they were), and the store is handed back to change a field through it, e.g.
+    /// `link.edit(Widget::Bench).mv().set(Some(m))` — written field by field, so only that
+    /// field's readers (and the address bar) hear of it.
+    fn edit(self, widget: Widget) -> Self;
+}
+
+impl EditLink for Store<Link> {
+    fn edit(self, widget: Widget) -> Self {
+        if self.widget().get_untracked() != widget {
+            self.widget().set(widget);
+        }
+        self
+    }
 }
 
 /// Brings a widget into view.

@@ -1,15 +1,9 @@
 use leptos::prelude::*;
 use mrtr_world::raw::{legacy, modern, Lane, Phase};
 
+use super::page_link::{use_link, EditLink};
 use crate::state::json_view::one_line;
-use crate::state::link::{Link, Widget};
-
-fn set(link: RwSignal<Link>, f: impl FnOnce(&mut Link)) {
-    link.update(|l| {
-        f(l);
-        l.widget = Widget::Raw;
-    });
-}
+use crate::state::link::{LinkStoreFields, Widget};
 
 fn data_url(text: &str) -> String {
     format!(
@@ -36,10 +30,11 @@ fn copy(text: String, status: RwSignal<String>) {
 
 /// The lab's raw transcripts, side by side: both eras, same handler, every line real.
 #[component]
-pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
-    let knobs = Memo::new(move |_| link.with(|l| l.knobs));
-    let breakage = Memo::new(move |_| link.with(|l| l.breakage));
-    let stateless = Memo::new(move |_| link.with(|l| l.stateless));
+pub fn RunItRaw() -> impl IntoView {
+    let link = use_link();
+    let knobs = link.knobs();
+    let breakage = link.breakage();
+    let stateless = link.stateless();
     let lanes = Memo::new(move |_| {
         (
             modern(knobs.get(), breakage.get()),
@@ -82,11 +77,11 @@ pub fn RunItRaw(link: RwSignal<Link>) -> impl IntoView {
                 <legend class="sr-only">"Break it"</legend>
                 <div class="knob-row">
                     <label class="toggle"><input type="checkbox" data-testid="raw-change" prop:checked=move || breakage.get().change_ticket
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, |l| l.breakage.change_ticket = on); }/>"Change one character of the ticket before the retry"</label>
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(Widget::Raw).breakage().update(|b| b.change_ticket = on); }/>"Change one character of the ticket before the retry"</label>
                     <label class="toggle"><input type="checkbox" data-testid="raw-nosig" prop:checked=move || breakage.get().no_signature_check
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, |l| l.breakage.no_signature_check = on); }/>"Remove the server's signature check"</label>
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(Widget::Raw).breakage().update(|b| b.no_signature_check = on); }/>"Remove the server's signature check"</label>
                     <label class="toggle"><input type="checkbox" data-testid="raw-stateless" prop:checked=move || stateless.get()
-                        on:change=move |ev| { let on = event_target_checked(&ev); set(link, |l| l.stateless = on); }/>"Legacy client over stateless HTTP (no channel to ask on)"</label>
+                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(Widget::Raw).stateless().set(on); }/>"Legacy client over stateless HTTP (no channel to ask on)"</label>
                 </div>
             </fieldset>
             </details>

@@ -2,9 +2,10 @@ use leptos::prelude::*;
 use mrtr_core::wire::ClientCapabilities;
 use mrtr_world::rules::{explore, METHODS};
 
+use super::page_link::{use_link, EditLink};
 use super::Gloss;
 use crate::state::json_view::one_line;
-use crate::state::link::{Link, Widget};
+use crate::state::link::{LinkStoreFields, Widget};
 use crate::state::spec_rules::SPEC_RULES;
 
 /// A declaration the reader can toggle: its id, its label, what the label's word means, and
@@ -20,9 +21,10 @@ const ELICITATION: &str = "Elicitation: asking the user for something, through t
 
 /// Which method, which declared capabilities: what the server may ask for, and what it does.
 #[component]
-pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
-    let method = Memo::new(move |_| link.with(|l| l.method));
-    let caps = Memo::new(move |_| link.with(|l| l.caps.clone()));
+pub fn RulesExplorer() -> impl IntoView {
+    let link = use_link();
+    let method = link.method();
+    let caps = link.caps();
     let exploration = Memo::new(move |_| explore(method.get(), caps.get()));
     let toggles: [CapToggle; 4] = [
         ("form", "elicitation, form mode", ELICITATION, |c| {
@@ -51,7 +53,7 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
                     <select data-testid="rules-method" on:change=move |ev| {
                         let v = event_target_value(&ev);
                         if let Some(m) = METHODS.iter().find(|m| **m == v) {
-                            link.update(|l| { l.method = m; l.widget = Widget::Rules; });
+                            link.edit(Widget::Rules).method().set(m);
                         }
                     }>
                         {METHODS.into_iter().map(|m| view! { <option value=m selected=move || method.get() == m>{m}</option> }).collect_view()}
@@ -62,7 +64,7 @@ pub fn RulesExplorer(link: RwSignal<Link>) -> impl IntoView {
                     {toggles.into_iter().map(|(id, label, tip, field)| view! {
                         <label class="toggle"><input type="checkbox" data-cap=id
                             prop:checked=move || { let mut c = caps.get(); *field(&mut c) }
-                            on:change=move |ev| { let on = event_target_checked(&ev); link.update(|l| { *field(&mut l.caps) = on; l.widget = Widget::Rules; }); }/><Gloss word=label tip=tip/></label>
+                            on:change=move |ev| { let on = event_target_checked(&ev); link.edit(Widget::Rules).caps().update(|c| *field(c) = on); }/><Gloss word=label tip=tip/></label>
                     }).collect_view()}
                 </fieldset>
             </div>

@@ -1,5 +1,9 @@
 //! The player: which step is shown, how far its animation has got, and whether it is playing.
 //! Pure; the one animation-frame loop calls [`Playback::tick`].
+//!
+//! A [`Playback`] is a value put together for each move, never kept: the step and the speed
+//! live in the link (every step has a URL), the number of steps is the trace's, and only the
+//! [`Motion`] (how far the step has played, whether it plays) is the player's own.
 
 /// How long one step plays at 1× speed.
 pub const STEP_MS: f64 = 2600.0;
@@ -16,7 +20,41 @@ pub struct Playback {
     pub steps: usize,
 }
 
+/// What only the player knows; the rest of a [`Playback`] lives elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Motion {
+    pub progress: f64,
+    pub playing: bool,
+}
+
+impl Motion {
+    /// The step settled, paused: how every link opens.
+    pub const SETTLED: Motion = Motion {
+        progress: 1.0,
+        playing: false,
+    };
+}
+
 impl Playback {
+    /// The player at the link's `step` and `speed`, with a trace of `steps` steps and its own
+    /// `motion`. A step past the end shows the last one: a link keeps its step when the
+    /// ending changes under it, and shows what fits.
+    pub fn of(step: usize, steps: usize, speed: f64, motion: Motion) -> Playback {
+        Playback {
+            progress: motion.progress,
+            playing: motion.playing,
+            ..Playback::at(step, steps, speed)
+        }
+    }
+
+    /// The part of the player that is its own, to keep after a move.
+    pub fn motion(&self) -> Motion {
+        Motion {
+            progress: self.progress,
+            playing: self.playing,
+        }
+    }
+
     /// Shows `step` settled, paused.
     pub fn at(step: usize, steps: usize, speed: f64) -> Playback {
         let steps = steps.max(1);
@@ -204,6 +242,29 @@ mod tests {
         assert_eq!((q.step, q.progress, q.playing), (2, 1.0, false));
         assert_eq!(clamp_speed(3.1), 4.0);
         assert_eq!(clamp_speed(f64::INFINITY), 1.0);
+    }
+
+    #[test]
+    fn a_player_put_together_from_its_homes_keeps_each_part() {
+        let m = Motion {
+            progress: 0.25,
+            playing: true,
+        };
+        let p = Playback::of(9, 6, 2.0, m);
+        assert_eq!((p.step, p.steps, p.speed, p.motion()), (5, 6, 2.0, m));
+        assert_eq!(Playback::of(3, 0, 1.0, Motion::SETTLED).step, 0);
+        let mut q = Playback::of(2, 6, 1.0, Motion::SETTLED);
+        q.play();
+        assert_eq!(
+            (q.step, q.motion()),
+            (
+                3,
+                Motion {
+                    progress: 0.0,
+                    playing: true
+                }
+            )
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The two-replica round trip: the ending to play, a caption per step, the diagram, the
 //! player and the wire. Its state is a trace from the world (a memo of the link's knobs and
-//! ending) and a [`Playback`]; the link follows the player, so every step has a URL.
+//! ending) and a [`Player`]: the step and the speed are the link's (so every step has a URL),
+//! the animation's progress the player's own.
 
 mod controls;
 mod diagram;
@@ -12,8 +13,11 @@ use mrtr_world::Ending;
 
 use super::CheckList;
 use crate::state::geometry::Layout;
-use crate::state::link::Link;
-use crate::state::playback::Playback;
+use reactive_stores::Store;
+
+use super::page_link::{use_link, EditLink};
+use crate::state::link::{Link, LinkStoreFields, Widget};
+use crate::state::playback::{Motion, Playback};
 use crate::state::stage::{frame, trace_of};
 use crate::state::transcript::lines;
 use controls::{Controls, Help};
@@ -26,54 +30,68 @@ pub const NARROW: &str = "(max-width: 600px)";
 /// Longest step of time passed on: a hidden tab or a long pause does not jump ahead.
 const MAX_FRAME_MS: f64 = 100.0;
 
+/// The player's one handle. A read puts a [`Playback`] together from where its parts live —
+/// the link's step and speed, the trace's length, the player's own [`Motion`] — and a move
+/// writes each part back there, so no copy has to be kept in step with another.
+#[derive(Clone, Copy)]
+pub struct Player {
+    now: Memo<Playback>,
+    motion: RwSignal<Motion>,
+    link: Store<Link>,
+}
+
+impl Player {
+    /// Reads the player as it is now (tracked).
+    pub fn with<R>(self, f: impl FnOnce(&Playback) -> R) -> R {
+        self.now.with(f)
+    }
+
+    /// Makes a move (play, step, seek, tick, …) and keeps what changed.
+    pub fn act(self, f: impl FnOnce(&mut Playback)) {
+        let mut p = self.now.get_untracked();
+        f(&mut p);
+        if self.motion.get_untracked() != p.motion() {
+            self.motion.set(p.motion());
+        }
+        if self.link.with_untracked(|l| (l.step, l.speed)) != (p.step, p.speed) {
+            let link = self.link.edit(Widget::RoundTrip);
+            if link.step().get_untracked() != p.step {
+                link.step().set(p.step);
+            }
+            if link.speed().get_untracked() != p.speed {
+                link.speed().set(p.speed);
+            }
+        }
+    }
+}
+
 #[component]
-pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
-    let knobs = Memo::new(move |_| link.with(|l| (l.knobs, l.ending)));
-    let trace = Memo::new(move |_| {
-        let (k, e) = knobs.get();
-        trace_of(k, e)
+pub fn RoundTrip() -> impl IntoView {
+    let link = use_link();
+    let trace = Memo::new(move |_| trace_of(link.knobs().get(), link.ending().get()));
+    let steps = Memo::new(move |_| trace.with(|t| t.steps.len()));
+    let motion = RwSignal::new(Motion::SETTLED);
+    let now = Memo::new(move |_| {
+        Playback::of(
+            link.step().get(),
+            steps.get(),
+            link.speed().get(),
+            motion.get(),
+        )
     });
-    let playback = RwSignal::new(link.with_untracked(|l| {
-        Playback::at(l.step, trace.with_untracked(|t| t.steps.len()), l.speed)
-    }));
+    let player = Player { now, motion, link };
+    // The one copy, kept honest: a step past the trace's end (a link's step=99, or an ending
+    // with fewer steps) shows the last step, and the link then says so.
+    Effect::new(move |_| {
+        let last = steps.get().saturating_sub(1);
+        if link.step().get() > last {
+            link.step().set(last);
+        }
+    });
     let help_open = RwSignal::new(false);
     let help_button = NodeRef::<leptos::html::Button>::new();
     let narrow = use_media_query(NARROW);
     let reduced_motion = use_media_query("(prefers-reduced-motion: reduce)");
-
-    // A new trace (another ending or other knobs) keeps the step in range.
-    Effect::new(move |_| {
-        let n = trace.with(|t| t.steps.len()).max(1);
-        if playback.with_untracked(|p| p.steps != n) {
-            playback.update(|p| {
-                p.steps = n;
-                p.step = p.step.min(n - 1);
-            });
-        }
-    });
-    // The link follows the player and the ending...
-    Effect::new(move |_| {
-        let (step, speed) = playback.with(|p| (p.step, p.speed));
-        if link.with_untracked(|l| (l.step, l.speed) != (step, speed)) {
-            link.update(|l| {
-                l.step = step;
-                l.speed = speed;
-            });
-        }
-    });
-    // ...and the player follows a link from outside, unless it is playing.
-    Effect::new(move |_| {
-        let (step, speed) = link.with(|l| (l.step, l.speed));
-        let differs = playback.with_untracked(|p| {
-            !p.playing && (p.step, p.speed) != (step.min(p.steps.saturating_sub(1)), speed)
-        });
-        if differs {
-            playback.update(|p| {
-                p.seek(step);
-                p.set_speed(speed);
-            });
-        }
-    });
 
     // One animation-frame loop, running only while playing; the hook cancels it on cleanup.
     let raf = use_raf_fn_with_options(
@@ -85,7 +103,7 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
                 a.delta.clamp(0.0, MAX_FRAME_MS)
             };
             if dt > 0.0 {
-                playback.update(|p| {
+                player.act(|p| {
                     p.tick(dt);
                 });
             }
@@ -93,14 +111,14 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
         UseRafFnOptions::default().immediate(false),
     );
     Effect::new(move |_| {
-        if playback.with(|p| p.playing) {
+        if motion.with(|m| m.playing) {
             (raf.resume)();
         } else {
             (raf.pause)();
         }
     });
 
-    let step = Signal::derive(move || playback.with(|p| p.step));
+    let step = Signal::derive(move || now.with(|p| p.step));
     let later = super::from_next_task();
     let layout = Memo::new(move |_| {
         if narrow.get() {
@@ -110,7 +128,7 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
         }
     });
     let frame = Memo::new(move |_| {
-        trace.with(|t| playback.with(|p| frame(t, p, reduced_motion.get(), layout.get())))
+        trace.with(|t| now.with(|p| frame(t, p, reduced_motion.get(), layout.get())))
     });
     let shown = Memo::new(move |_| trace.with(|t| lines(t, step.get())));
     let caption = Memo::new(move |_| {
@@ -154,10 +172,10 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
             return;
         }
         let act: Box<dyn Fn()> = match ev.key().as_str() {
-            " " | "k" => Box::new(move || playback.update(Playback::toggle)),
-            "ArrowRight" | "l" => Box::new(move || playback.update(Playback::forward)),
-            "ArrowLeft" | "j" => Box::new(move || playback.update(Playback::back)),
-            "Home" | "0" => Box::new(move || playback.update(Playback::restart)),
+            " " | "k" => Box::new(move || player.act(Playback::toggle)),
+            "ArrowRight" | "l" => Box::new(move || player.act(Playback::forward)),
+            "ArrowLeft" | "j" => Box::new(move || player.act(Playback::back)),
+            "Home" | "0" => Box::new(move || player.act(Playback::restart)),
             "?" => Box::new(move || help_open.update(|o| *o = !*o)),
             "Escape" => Box::new(move || help_open.set(false)),
             _ => return,
@@ -166,7 +184,7 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
         act();
     };
     let set_ending = move |e: Ending| {
-        link.update(|l| l.ending = e);
+        link.edit(Widget::RoundTrip).ending().set(e);
     };
 
     view! {
@@ -176,9 +194,9 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
                 <fieldset class="segmented">
                     <legend class="sr-only">"Ending"</legend>
                     {[(Ending::Honest, "Honest retry"), (Ending::Tampered, "Ticket edited to prod")].into_iter().map(|(e, label)| view! {
-                        <label class=move || if link.with(|l| l.ending == e) { "seg on" } else { "seg" }>
+                        <label class=move || if link.ending().get() == e { "seg on" } else { "seg" }>
                             <input type="radio" name="roundtrip-ending" value=e.id()
-                                prop:checked=move || link.with(|l| l.ending == e)
+                                prop:checked=move || link.ending().get() == e
                                 on:change=move |_| set_ending(e)/>
                             {label}
                         </label>
@@ -192,7 +210,7 @@ pub fn RoundTrip(link: RwSignal<Link>) -> impl IntoView {
             <div class="roundtrip-body">
                 <div class="stage">
                     {move || { let l = layout.get(); view! { <Diagram layout=l frame=frame/> } }}
-                    <Controls playback=playback help_open=help_open help_button=help_button/>
+                    <Controls player=player help_open=help_open help_button=help_button/>
                     <Show when=move || help_open.get()>
                         <Help help_open=help_open/>
                     </Show>
