@@ -4,7 +4,7 @@
 # leave Chromium renderers behind when the runner stops chromedriver, and they would eat the
 # cores of everything after. Only what this script started is stopped.
 set -u
-setsid cargo test --target wasm32-unknown-unknown --test web "$@" &
+setsid cargo test --target wasm32-unknown-unknown --test web --test page --test panic "$@" &
 session=$!
 trap 'kill -- -"$session" 2>/dev/null' INT TERM
 wait "$session"

@@ -4,10 +4,12 @@
 #![cfg(target_arch = "wasm32")]
 
 use leptos::prelude::*;
+use mrtr_lab::components::clock::Clock;
+use mrtr_lab::components::theme::ThemeToggle;
 use mrtr_lab::components::{
     AttackBench, AuditCard, Quiz, ReadTheCode, RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
 };
-use mrtr_lab::state::link::Link;
+use mrtr_lab::state::link::{Link, Widget};
 use reactive_stores::Store;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -54,14 +56,22 @@ fn text_of(root: &web_sys::HtmlElement, sel: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Lets effects and queued tasks run.
-async fn settle() {
+/// The next task: what a zero-delay timer queued has run by then.
+async fn next_task() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let _ = web_sys::window()
             .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 30);
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
     });
     wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
+/// Lets effects run (Leptos's `tick`), then the widget parts that wait for the next task,
+/// then the effects those started: no sleeping for a guessed time.
+async fn settle() {
+    any_spawner::Executor::tick().await;
+    next_task().await;
+    any_spawner::Executor::tick().await;
 }
 
 fn set_value(el: &web_sys::HtmlElement, value: &str, event: &str) {
@@ -297,6 +307,122 @@ async fn the_audit_card_reads_a_pasted_report_as_text() {
             .get_attribute("href")
             .as_deref(),
         Some("#w=bench&move=alice&predict=0")
+    );
+}
+
+fn key(el: &web_sys::HtmlElement, key: &str) {
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    el.dispatch_event(&ev).unwrap();
+}
+
+/// A mouse pointer event at `fraction` of the way along `lane`.
+fn pointer(lane: &web_sys::HtmlElement, kind: &str, fraction: f64) {
+    let r = lane.get_bounding_client_rect();
+    let init = web_sys::PointerEventInit::new();
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_pointer_id(1);
+    init.set_pointer_type("mouse");
+    init.set_client_x((r.left() + r.width() * fraction).round() as i32);
+    init.set_client_y((r.top() + r.height() / 2.0) as i32);
+    let ev = web_sys::PointerEvent::new_with_event_init_dict(kind, &init).unwrap();
+    lane.dispatch_event(&ev).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_clock_moves_by_keys_and_by_drag_and_holds_its_scale_while_dragged() {
+    let (root, link) = mount(Link::default(), || {
+        view! { <Clock tones=Signal::derive(|| vec!["ok"; mrtr_world::misuse::Move::ALL.len()])/> }
+    });
+    settle().await;
+    let ttl = find(&root, "[data-testid=ttl]");
+    let ttl_of = || link.with_untracked(|l| l.knobs.ttl_s);
+    // Keys: a second per arrow, ten per page, the ends on Home and End.
+    key(&ttl, "ArrowRight");
+    assert_eq!(ttl_of(), 121);
+    key(&ttl, "PageDown");
+    key(&ttl, "ArrowDown");
+    assert_eq!(ttl_of(), 110);
+    settle().await;
+    assert_eq!(ttl.get_attribute("aria-valuenow").as_deref(), Some("110"));
+    assert_eq!(link.with_untracked(|l| l.widget), Widget::Bench);
+    key(&ttl, "Home");
+    let min = ttl_of();
+    key(&ttl, "ArrowLeft");
+    assert_eq!(
+        ttl_of(),
+        min,
+        "Home is the least lifetime; below it, nothing moves"
+    );
+    key(&ttl, "End");
+    let max = ttl_of();
+    assert!(max > min);
+    key(&ttl, "Home");
+    key(&ttl, "x");
+    assert_eq!(ttl_of(), min, "other keys do nothing");
+    // A move's marker: dragged half-way along a 180 s axis, it sends the move at 90 s.
+    link.update(|l| l.knobs.ttl_s = 120);
+    settle().await;
+    let lane: web_sys::HtmlElement = find(&root, "[data-testid=time-0]")
+        .parent_element()
+        .unwrap()
+        .unchecked_into();
+    pointer(&lane, "pointerdown", 0.5);
+    assert_eq!(link.with_untracked(|l| l.times[0]), 90);
+    pointer(&lane, "pointermove", 0.25);
+    assert_eq!(link.with_untracked(|l| l.times[0]), 45);
+    pointer(&lane, "pointerup", 0.25);
+    pointer(&lane, "pointermove", 0.75);
+    assert_eq!(
+        link.with_untracked(|l| l.times[0]),
+        45,
+        "released, it stays"
+    );
+    // The expiry dragged to the axis's end would grow the axis; while held, the axis keeps
+    // its 180 s, so the pointer and the value stay together.
+    let ttl_lane: web_sys::HtmlElement = ttl.parent_element().unwrap().unchecked_into();
+    pointer(&ttl_lane, "pointerdown", 1.0);
+    assert_eq!(ttl_of(), 180);
+    settle().await;
+    pointer(&ttl_lane, "pointermove", 0.5);
+    assert_eq!(ttl_of(), 90, "still on the 180 s axis while held");
+    pointer(&ttl_lane, "pointerup", 0.5);
+}
+
+#[wasm_bindgen_test]
+async fn the_theme_toggle_cycles_and_is_remembered() {
+    let html = document().document_element().unwrap();
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    storage.remove_item("mrtr-lab.theme").unwrap();
+    html.remove_attribute("data-theme").unwrap();
+    let (root, _) = mount(Link::default(), || view! { <ThemeToggle/> });
+    let button = find(&root, "[data-testid=theme-toggle]");
+    assert_eq!(
+        button.text_content().as_deref(),
+        Some("Theme: follows your system")
+    );
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        button.click();
+        settle().await;
+        seen.push((
+            html.get_attribute("data-theme"),
+            storage.get_item("mrtr-lab.theme").unwrap(),
+            button.text_content().unwrap_or_default(),
+        ));
+    }
+    let s = |x: &str| Some(x.to_owned());
+    assert_eq!(
+        seen,
+        [
+            (s("light"), s("light"), "Theme: light".to_owned()),
+            (s("dark"), s("dark"), "Theme: dark".to_owned()),
+            (None, None, "Theme: follows your system".to_owned()),
+        ]
     );
 }
 
