@@ -424,6 +424,18 @@ async fn the_theme_toggle_cycles_and_is_remembered() {
             (None, None, "Theme: follows your system".to_owned()),
         ]
     );
+    // A choice made in another tab arrives as a storage event, and is taken here too.
+    storage.set_item("mrtr-lab.theme", "dark").unwrap();
+    let init = web_sys::StorageEventInit::new();
+    init.set_key(Some("mrtr-lab.theme"));
+    init.set_new_value(Some("dark"));
+    let ev = web_sys::StorageEvent::new_with_event_init_dict("storage", &init).unwrap();
+    web_sys::window().unwrap().dispatch_event(&ev).unwrap();
+    settle().await;
+    assert_eq!(html.get_attribute("data-theme").as_deref(), Some("dark"));
+    assert_eq!(button.text_content().as_deref(), Some("Theme: dark"));
+    storage.remove_item("mrtr-lab.theme").unwrap();
+    html.remove_attribute("data-theme").unwrap();
 }
 
 #[wasm_bindgen_test]

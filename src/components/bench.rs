@@ -156,7 +156,7 @@ pub fn AttackBench() -> impl IntoView {
                     "Predict each outcome before I see it"
                 </label>
                 {Move::ALL.into_iter().enumerate().map(|(i, m)| view! {
-                    <div class=move || format!("move-row {}", if mv.get() == Some(m) { "on" } else { "" })>
+                    <div class="move-row" class:on=move || mv.get() == Some(m)>
                         <label class="move">
                             <input type="radio" name="bench-move" value=m.id() data-testid=format!("move-{}", m.id())
                                 prop:checked=move || mv.get() == Some(m)

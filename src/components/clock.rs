@@ -120,7 +120,7 @@ pub fn Clock(
         view! {
             <div class=match h { Handle::Ttl => "clock-lane ttl-lane", Handle::Retry(_) => "clock-lane" }
                 on:pointerdown=move |ev| down(h, ev) on:pointermove=moved on:pointerup=up on:pointercancel=up>
-                <div class=move || if off() { "handle off" } else { "handle" } style=move || format!("left: {}", percent(place(value(h), scale.get())))
+                <div class="handle" class:off=off style=move || format!("left: {}", percent(place(value(h), scale.get())))
                     role="slider" tabindex="0" aria-label=label aria-valuemin=min aria-valuemax=max
                     aria-valuenow=move || value(h).to_string()
                     aria-valuetext=move || format!("t = {} s", value(h))

@@ -187,7 +187,7 @@ pub fn TicketInspector() -> impl IntoView {
                                             let f3 = f.clone();
                                             let tip = format!("these characters encode \u{201c}{f}\u{201d}");
                                             view! {
-                                                <span class=move || if hot.get().as_deref() == Some(f3.as_str()) { format!("{class} field-run hot") } else { format!("{class} field-run") }
+                                                <span class=format!("{class} field-run") class:hot=move || hot.get().as_deref() == Some(f3.as_str())
                                                     tabindex="0" data-tip=tip data-field=f.clone()
                                                     on:mouseenter=move |_| hot.set(Some(f.clone()))
                                                     on:focus=move |_| hot.set(Some(f2.clone()))
@@ -218,7 +218,7 @@ pub fn TicketInspector() -> impl IntoView {
                                             let k = f.key.clone();
                                             let k2 = f.key.clone();
                                             view! {
-                                                <tr class=move || if hot.get().as_deref() == Some(k.as_str()) { "hot" } else { "" }
+                                                <tr class:hot=move || hot.get().as_deref() == Some(k.as_str())
                                                     on:mouseenter=move |_| hot.set(Some(k2.clone())) on:mouseleave=move |_| hot.set(None)>
                                                     <th scope="row"><code>{f.key.clone()}</code></th>
                                                     <td><code class="value">{f.value}</code>{f.reading.map(|r| view! { <br/><span class="reading">{r}</span> })}</td>

@@ -1,30 +1,16 @@
 use leptos::prelude::*;
+use leptos_use::storage::use_local_storage;
 
-use crate::state::quiz::{feedback, shown_order, Progress, Question, QUESTIONS, STORAGE_KEY};
-
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
-fn load() -> Progress {
-    storage()
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
-        .map(|t| Progress::from_json(&t))
-        .unwrap_or_default()
-}
-
-fn save(p: &Progress) {
-    if let Some(s) = storage() {
-        // Storage may be full or blocked; the quiz still works for this visit.
-        let _ = s.set_item(STORAGE_KEY, &p.to_json());
-    }
-}
+use crate::state::quiz::{
+    feedback, shown_order, Progress, ProgressCodec, Question, QUESTIONS, STORAGE_KEY,
+};
 
 #[component]
 fn QuizQuestion(
     q: &'static Question,
     n: usize,
-    progress: RwSignal<Progress>,
+    progress: Signal<Progress>,
+    set_progress: WriteSignal<Progress>,
     current: RwSignal<usize>,
 ) -> impl IntoView {
     let saved = move || progress.with(|p| p.answers.get(q.id).cloned());
@@ -64,8 +50,7 @@ fn QuizQuestion(
                 <button type="button" prop:disabled=move || picked.with(Vec::is_empty)
                     on:click=move |_| {
                         let choice = picked.get();
-                        progress.update(|p| { p.answers.insert(q.id.to_owned(), choice); });
-                        progress.with_untracked(save);
+                        set_progress.update(|p| { p.answers.insert(q.id.to_owned(), choice); });
                     }>"Check"</button>
             </fieldset>
             {move || saved().map(|a| {
@@ -97,7 +82,9 @@ fn QuizQuestion(
 /// browser. (All are in the page, so printing shows them all.)
 #[component]
 pub fn Quiz() -> impl IntoView {
-    let progress = RwSignal::new(load());
+    // Kept in this browser (storage full or blocked: kept for this visit), and shared with
+    // the quiz in another tab.
+    let (progress, set_progress, _) = use_local_storage::<Progress, ProgressCodec>(STORAGE_KEY);
     let score = move || progress.with(Progress::score);
     let current = RwSignal::new(0usize);
     let last = QUESTIONS.len() - 1;
@@ -126,11 +113,11 @@ pub fn Quiz() -> impl IntoView {
             <p class="score" data-testid="quiz-score" aria-live="polite">
                 {move || { let (r, a, t) = score(); format!("{r} right of {a} answered, {t} questions") }}
                 " "
-                <button type="button" data-testid="quiz-reset" on:click=move |_| { progress.set(Progress::default()); progress.with_untracked(save); current.set(0); }>"Reset the quiz"</button>
+                <button type="button" data-testid="quiz-reset" on:click=move |_| { set_progress.set(Progress::default()); current.set(0); }>"Reset the quiz"</button>
             </p>
             <ol class="quiz-strip" aria-label="Questions">{strip}</ol>
             <ol class="questions">
-                {QUESTIONS.iter().enumerate().map(|(i, q)| view! { <QuizQuestion q=q n=i + 1 progress=progress current=current/> }).collect_view()}
+                {QUESTIONS.iter().enumerate().map(|(i, q)| view! { <QuizQuestion q=q n=i + 1 progress=progress set_progress=set_progress current=current/> }).collect_view()}
             </ol>
             <div class="button-row quiz-nav">
                 <button type="button" data-testid="quiz-prev" prop:disabled=move || current.get() == 0

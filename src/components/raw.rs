@@ -12,7 +12,9 @@ fn data_url(text: &str) -> String {
     )
 }
 
-/// Copies `text` to the clipboard; reports how it went in `status`.
+/// Copies `text` to the clipboard; reports how it went in `status`. Not leptos-use's
+/// `use_clipboard`: its `copy` drops a refusal silently (only success sets `copied`), and a
+/// refused copy must say so and tell the reader what to do instead.
 fn copy(text: String, status: RwSignal<String>) {
     let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
         status.set("Copying is not available here: select the text and copy it.".into());

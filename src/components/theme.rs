@@ -1,9 +1,11 @@
-//! Light, dark, or the system's choice: `data-theme` on `<html>`, remembered in this browser.
+//! Light, dark, or the system's choice: `data-theme` on `<html>`, remembered in this browser
+//! (leptos-use's storage hook: a choice made in another tab is taken here too).
 //! (index.html applies the same rule before the first paint, with the same storage key.)
 
 use leptos::prelude::*;
+use leptos_use::storage::use_local_storage;
 
-use crate::state::embed::Theme;
+use crate::state::embed::{Theme, ThemeCodec};
 
 const THEME_KEY: &str = "mrtr-lab.theme";
 
@@ -32,8 +34,11 @@ pub fn remembered() -> Option<Theme> {
 /// A button that cycles auto → light → dark and remembers the choice.
 #[component]
 pub fn ThemeToggle() -> impl IntoView {
-    // Held here too: without storage (blocked, or a private window) the toggle still cycles.
-    let current = RwSignal::new(remembered());
+    // The hook holds the choice in a signal too: without storage (blocked, or a private
+    // window) the toggle still cycles.
+    let (current, choose, forget) = use_local_storage::<Option<Theme>, ThemeCodec>(THEME_KEY);
+    // A choice made in another tab is applied here (the first read is what start-up applied).
+    Effect::watch(move || current.get(), |t, _, _| apply(*t), false);
     let next = move |_| {
         let n = match current.get_untracked() {
             None => Some(Theme::Light),
@@ -41,13 +46,11 @@ pub fn ThemeToggle() -> impl IntoView {
             Some(Theme::Dark) => None,
         };
         apply(n);
-        if let Some(s) = storage() {
-            let _ = match n {
-                Some(t) => s.set_item(THEME_KEY, t.id()),
-                None => s.remove_item(THEME_KEY),
-            };
+        match n {
+            Some(_) => choose.set(n),
+            // Following the system again leaves nothing stored.
+            None => forget(),
         }
-        current.set(n);
     };
     view! {
         <button type="button" class="theme-toggle" data-testid="theme-toggle" on:click=next>

@@ -25,6 +25,26 @@ impl Theme {
     }
 }
 
+/// How the chosen theme is kept in the browser's storage: its id; anything else stored there
+/// reads as no choice (follow the system), as index.html's first-paint script reads it.
+pub struct ThemeCodec;
+
+impl codee::Encoder<Option<Theme>> for ThemeCodec {
+    type Error = ();
+    type Encoded = String;
+    fn encode(t: &Option<Theme>) -> Result<String, ()> {
+        Ok(t.map_or("", Theme::id).to_owned())
+    }
+}
+
+impl codee::Decoder<Option<Theme>> for ThemeCodec {
+    type Error = ();
+    type Encoded = str;
+    fn decode(s: &str) -> Result<Option<Theme>, ()> {
+        Ok(Theme::from_id(s))
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Query {
     pub embed: Option<Widget>,
@@ -93,6 +113,17 @@ pub fn snippet(base: &str, w: Widget) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_theme_is_stored_by_its_id_and_anything_else_follows_the_system() {
+        use codee::{Decoder, Encoder};
+        for t in [Some(Theme::Light), Some(Theme::Dark), None] {
+            assert_eq!(ThemeCodec::decode(&ThemeCodec::encode(&t).unwrap()), Ok(t));
+        }
+        for junk in ["", "Dark", "blue", "{}"] {
+            assert_eq!(ThemeCodec::decode(junk), Ok(None), "{junk}");
+        }
+    }
 
     #[test]
     fn queries() {

@@ -346,6 +346,26 @@ pub struct Progress {
 /// older key are not read as answers to these.
 pub const STORAGE_KEY: &str = "mrtr-lab.quiz.v3";
 
+/// How progress is kept in the browser's storage: [`Progress::to_json`]; whatever cannot be
+/// read back is dropped ([`Progress::from_json`]), so a stale or edited entry never fails.
+pub struct ProgressCodec;
+
+impl codee::Encoder<Progress> for ProgressCodec {
+    type Error = ();
+    type Encoded = String;
+    fn encode(p: &Progress) -> Result<String, ()> {
+        Ok(p.to_json())
+    }
+}
+
+impl codee::Decoder<Progress> for ProgressCodec {
+    type Error = ();
+    type Encoded = str;
+    fn decode(s: &str) -> Result<Progress, ()> {
+        Ok(Progress::from_json(s))
+    }
+}
+
 impl Progress {
     pub fn to_json(&self) -> String {
         json!({"answers": self.answers}).to_string()

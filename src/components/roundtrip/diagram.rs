@@ -58,14 +58,14 @@ pub fn Diagram(layout: Layout, frame: Memo<Frame>) -> impl IntoView {
             {EDGES.into_iter().map(|(a, b)| {
                 let ((x1, y1), (x2, y2)) = (at(a), at(b));
                 view! {
-                    <line class=move || if frame.with(|f| f.edge_on(a, b)) { "edge on" } else { "edge" }
+                    <line class="edge" class:on=move || frame.with(|f| f.edge_on(a, b))
                         x1=x1 y1=y1 x2=x2 y2=y2/>
                 }
             }).collect_view()}
             {ACTORS.into_iter().map(|a| {
                 let (x, y) = at(a);
                 view! {
-                    <g class=move || if frame.with(|f| f.focus == a) { format!("actor {} focus", a.id()) } else { format!("actor {}", a.id()) }
+                    <g class=format!("actor {}", a.id()) class:focus=move || frame.with(|f| f.focus == a)
                         data-actor=a.id()>
                         <rect x=x - 70 y=y - 24 width="140" height="48" rx="10"/>
                         <text x=x y=y + 5 text-anchor="middle">{a.label()}</text>
@@ -110,7 +110,7 @@ pub fn Diagram(layout: Layout, frame: Memo<Frame>) -> impl IntoView {
                 </g>
             })}
             <Show when=move || chip_at.get().is_some()>
-                <g class=move || if edited.get() { "ticket-chip edited" } else { "ticket-chip" } data-testid="ticket-chip"
+                <g class="ticket-chip" class:edited=edited data-testid="ticket-chip"
                     transform=move || chip_at.get().map(|(x, y)| format!("translate({} {})", px(x), px(y))).unwrap_or_default()>
                     <rect x="-32" y="-11" width="64" height="22" rx="5"/>
                     <text y="5" text-anchor="middle">{move || if edited.get() { "ticket ✎" } else { "ticket" }}</text>

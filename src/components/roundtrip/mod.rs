@@ -194,7 +194,7 @@ pub fn RoundTrip() -> impl IntoView {
                 <fieldset class="segmented">
                     <legend class="sr-only">"Ending"</legend>
                     {[(Ending::Honest, "Honest retry"), (Ending::Tampered, "Ticket edited to prod")].into_iter().map(|(e, label)| view! {
-                        <label class=move || if link.ending().get() == e { "seg on" } else { "seg" }>
+                        <label class="seg" class:on=move || link.ending().get() == e>
                             <input type="radio" name="roundtrip-ending" value=e.id()
                                 prop:checked=move || link.ending().get() == e
                                 on:change=move |_| set_ending(e)/>

@@ -53,7 +53,7 @@ pub fn Transcript(lines: Memo<Vec<Line>>, step: Signal<usize>) -> impl IntoView 
             <ul class="sr-only">
                 {NOTES.iter().map(|n| view! { <li id=format!("tip-{}", n.id)>{n.text}</li> }).collect_view()}
             </ul>
-            <ol class=move || if whole.get() { "messages whole" } else { "messages" } node_ref=list>
+            <ol class="messages" class:whole=whole node_ref=list>
                 // Keyed by content: a line the next trace shares stays, focus and all.
                 <For each=move || lines.get() key=|l| (l.id, text(&l.tokens)) let:l>
                     <Message line=l step=step whole=whole lines=lines/>
