@@ -37,4 +37,4 @@ pub use client::{AgreeableHost, Client, Host, Step};
 pub use entropy::{Clock, Entropy, FixedClock, SeededEntropy};
 pub use error::RpcError;
 pub use server::{CallContext, Reply, Server, ServerConfig, TraceEvent};
-pub use ticket::{Claims, Codec, Key, Keyring, Principal, Seal};
+pub use ticket::{Claims, Codec, Key, Keyring, MintError, Principal, Seal};

@@ -12,7 +12,7 @@ use crate::checks::{verify, Check, CheckPolicy, Presented, Refusal, Status, Verd
 use crate::entropy::{Clock, Entropy};
 use crate::error::RpcError;
 use crate::redemption::{Lookup, MemoryStore, Redemption, RedemptionStore};
-use crate::ticket::{Claims, Codec, Principal, MAX_TICKET_LEN};
+use crate::ticket::{Claims, Codec, MintError, Principal};
 use crate::wire::{
     input_required_result, may_require_input, ClientCapabilities, Envelope, InputResponses,
     Message, RequestId, META_SERVER_INFO, MODERN_VERSION,
@@ -532,19 +532,25 @@ impl Server {
                             awaits,
                             state: s,
                         };
-                        let ticket = self.codec.mint(&claims, ctx.entropy);
-                        if ticket.len() > MAX_TICKET_LEN {
-                            // Never hand out a ticket this server would refuse.
-                            let e = RpcError::internal(format!(
-                                "the work to carry does not fit in a ticket ({} bytes, limit {MAX_TICKET_LEN})",
-                                ticket.len()
-                            ));
-                            trace.push(TraceEvent::Refused {
-                                error: e.clone(),
-                                detail: "the handler's state is too large for a ticket".into(),
-                            });
-                            return Err(e);
-                        }
+                        let ticket = match self.codec.mint(&claims, ctx.entropy) {
+                            Ok(t) => t,
+                            Err(e) => {
+                                // Never hand out a ticket this server could not mint whole,
+                                // or would refuse: the server's fault, -32603.
+                                let detail = match e {
+                                    MintError::TooLong(_) => {
+                                        "the handler's state is too large for a ticket"
+                                    }
+                                    _ => "the ticket could not be minted",
+                                };
+                                let e = RpcError::internal(e.to_string());
+                                trace.push(TraceEvent::Refused {
+                                    error: e.clone(),
+                                    detail: detail.into(),
+                                });
+                                return Err(e);
+                            }
+                        };
                         let claims = Claims {
                             kid: self.codec.keyring.signing_key().id().to_owned(),
                             ..claims

@@ -341,6 +341,35 @@ impl std::fmt::Display for OpenError {
     }
 }
 
+/// Why a ticket could not be minted. Each is the server's fault (or its handler's), never the
+/// caller's: a server answers it with -32603 and sends no ticket.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MintError {
+    /// The claims did not serialise to JSON (serde_json's message).
+    Serialize(String),
+    /// ChaCha20-Poly1305 refused to seal the payload (only possible for a payload far beyond
+    /// any ticket's size).
+    Encrypt,
+    /// The ticket came out this many bytes, over [`MAX_TICKET_LEN`]: [`Codec::open`] would
+    /// refuse it, so it is not handed out.
+    TooLong(usize),
+}
+
+impl std::fmt::Display for MintError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MintError::Serialize(e) => write!(f, "the claims do not serialise: {e}"),
+            MintError::Encrypt => write!(f, "the payload could not be sealed"),
+            MintError::TooLong(n) => write!(
+                f,
+                "the work to carry does not fit in a ticket ({n} bytes, limit {MAX_TICKET_LEN})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MintError {}
+
 /// The parts of a ticket, as character ranges into the ticket text, for the inspector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Anatomy {
@@ -364,14 +393,16 @@ impl Codec {
         Codec { keyring, seal }
     }
 
-    /// Serialises and protects `claims` (its `kid` is set to the signing key's id).
-    pub fn mint(&self, claims: &Claims, entropy: &mut dyn Entropy) -> String {
+    /// Serialises and protects `claims` (its `kid` is set to the signing key's id). Fails
+    /// rather than return a ticket that [`Codec::open`] would refuse or that is not the
+    /// claims it was given: a server hands out what this returns.
+    pub fn mint(&self, claims: &Claims, entropy: &mut dyn Entropy) -> Result<String, MintError> {
         let key = self.keyring.signing_key();
         let mut claims = claims.clone();
         claims.kid = key.id.clone();
-        // Serialising plain data with string keys cannot fail.
-        let payload = serde_json::to_vec(&claims).unwrap_or_default();
-        match self.seal {
+        let payload =
+            serde_json::to_vec(&claims).map_err(|e| MintError::Serialize(e.to_string()))?;
+        let ticket = match self.seal {
             Seal::Signed => {
                 let mut out = String::from(SIGNED_PREFIX);
                 out.push_str(&URL_SAFE_NO_PAD.encode(&payload));
@@ -392,12 +423,16 @@ impl Codec {
                             aad: SEALED_PREFIX.as_bytes(),
                         },
                     )
-                    .unwrap_or_default();
+                    .map_err(|_| MintError::Encrypt)?;
                 let mut body = nonce.to_vec();
                 body.extend_from_slice(&ct);
                 format!("{SEALED_PREFIX}{}", URL_SAFE_NO_PAD.encode(body))
             }
+        };
+        if ticket.len() > MAX_TICKET_LEN {
+            return Err(MintError::TooLong(ticket.len()));
         }
+        Ok(ticket)
     }
 
     /// Why no key of the ring verified a signed ticket, for the log and the page: a key id
@@ -624,9 +659,29 @@ mod tests {
     }
 
     #[test]
+    fn a_ticket_over_the_limit_is_not_minted() {
+        // Once encoded, 3000 bytes of state is over MAX_TICKET_LEN under either seal.
+        let big = Claims {
+            state: json!({"blob": "x".repeat(3000)}),
+            ..claims()
+        };
+        for seal in [Seal::Signed, Seal::Sealed] {
+            match codec(seal).mint(&big, &mut SeededEntropy::new(1)) {
+                Err(MintError::TooLong(n)) => assert!(n > MAX_TICKET_LEN, "{seal:?}: {n}"),
+                other => panic!("{seal:?}: minted {other:?}"),
+            }
+            // The same claims with small state mint, and open.
+            let t = codec(seal)
+                .mint(&claims(), &mut SeededEntropy::new(1))
+                .unwrap();
+            assert!(codec(seal).open(&t).is_ok());
+        }
+    }
+
+    #[test]
     fn the_expected_signature_is_the_tickets_own_until_the_payload_changes() {
         let codec = codec(Seal::Signed);
-        let t = codec.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = codec.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         let own = &t[t.rfind('.').unwrap() + 1..];
         assert_eq!(codec.expected_signature(&t).unwrap(), own);
         let edited = rewrite_payload(&t, |p| p.replace("staging", "prod")).unwrap();
@@ -640,7 +695,7 @@ mod tests {
     #[test]
     fn signed_round_trip_and_readable() {
         let c = codec(Seal::Signed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         assert!(t.starts_with("v1."));
         let opened = c.open(&t).unwrap();
         assert_eq!(opened.kid, "k1");
@@ -657,9 +712,13 @@ mod tests {
     /// `cryptography` package's ChaCha20Poly1305, which opens the sealed one to these claims).
     #[test]
     fn known_answer_vectors_for_each_format() {
-        let signed = codec(Seal::Signed).mint(&claims(), &mut SeededEntropy::new(1));
+        let signed = codec(Seal::Signed)
+            .mint(&claims(), &mut SeededEntropy::new(1))
+            .unwrap();
         assert_eq!(signed, KAT_SIGNED);
-        let sealed = codec(Seal::Sealed).mint(&claims(), &mut SeededEntropy::new(1));
+        let sealed = codec(Seal::Sealed)
+            .mint(&claims(), &mut SeededEntropy::new(1))
+            .unwrap();
         assert_eq!(sealed, KAT_SEALED);
         for (seal, t) in [(Seal::Signed, KAT_SIGNED), (Seal::Sealed, KAT_SEALED)] {
             let opened = codec(seal).open(t).unwrap();
@@ -682,7 +741,7 @@ mod tests {
     #[test]
     fn nothing_of_the_payload_is_read_before_the_mac_matches() {
         let c = codec(Seal::Signed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         let mac = &t[t.rfind('.').unwrap() + 1..];
         let not_json = format!("v1.{}.{mac}", URL_SAFE_NO_PAD.encode(b"{not json"));
         assert_eq!(c.open(&not_json), Err(OpenError::BadMac));
@@ -709,7 +768,7 @@ mod tests {
     #[test]
     fn sealed_round_trip_and_unreadable() {
         let c = codec(Seal::Sealed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         assert!(t.starts_with("v1e."));
         assert_eq!(c.open(&t).unwrap().state, json!({"env": "staging"}));
         assert!(read_unverified(&t).is_err());
@@ -728,9 +787,9 @@ mod tests {
     #[test]
     fn rotation_old_keys_verify_newest_signs() {
         let mut c = codec(Seal::Signed);
-        let old = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let old = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         c.keyring.rotate(Key::new("k2", &[9u8; 32]).unwrap());
-        let new = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let new = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         assert_eq!(c.open(&new).unwrap().kid, "k2");
         assert_eq!(c.open(&old).unwrap().kid, "k1");
         c.keyring.retire("k1");
@@ -758,7 +817,7 @@ mod tests {
         );
         // Sealed tickets keep their key id inside: every key is tried.
         let mut c = Codec::new(Keyring::of(vec![k("old", 2)]).unwrap(), Seal::Sealed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(3));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(3)).unwrap();
         c.keyring = Keyring::of(vec![k("new", 1), k("old", 2)]).unwrap();
         assert_eq!(c.open(&t).unwrap().kid, "old");
     }
@@ -766,7 +825,7 @@ mod tests {
     #[test]
     fn strict_decoding() {
         let c = codec(Seal::Signed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         assert_eq!(
             c.open(&format!("{t}=")),
             Err(OpenError::BadCharacter { at: t.len() })

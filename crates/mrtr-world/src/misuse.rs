@@ -361,14 +361,16 @@ fn sampling_shaped(retry: &Value) -> Value {
     r
 }
 
-/// A ticket for prod, minted with a key nobody else holds.
-fn forged(real: &Claims) -> String {
+/// A ticket for prod, minted with a key nobody else holds; `None` if it cannot be minted
+/// (never, for the claims of a ticket the server minted).
+fn forged(real: &Claims) -> Option<String> {
     let key = Key::new("k1", b"a key I made up, 32 bytes long!!")
         .unwrap_or_else(|_| unreachable!("32-byte key"));
     let mut claims = real.clone();
     claims.state = serde_json::json!({"env": "prod"});
     Codec::new(Keyring::new(key), mrtr_core::ticket::Seal::Signed)
         .mint(&claims, &mut SeededEntropy::new(1))
+        .ok()
 }
 
 /// Changes one character in the middle of the signature (or the sealed body).
@@ -485,7 +487,7 @@ pub fn play_at(knobs: Knobs, mv: Move, at_s: u64) -> Option<Played> {
         Move::Forge => vec![(
             bob(),
             at_s,
-            with_ticket(&honest(3), &forged(&m.claims)),
+            with_ticket(&honest(3), &forged(&m.claims)?),
             "a ticket for prod signed with a made-up key".into(),
         )],
         Move::Launder => vec![
