@@ -13,6 +13,7 @@ pub mod variants;
 
 use mrtr_core::client::{AgreeableHost, Client, Step};
 use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse, ResultType};
+use mrtr_world::kinds::KindLabel;
 use serde_json::{json, Map, Value};
 
 pub use file::{FileRow, ReadError, ReportFile, MAX_REPORT_BYTES};

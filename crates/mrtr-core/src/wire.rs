@@ -385,16 +385,6 @@ impl InputKind {
             InputKind::Roots => json!({"roots": {}}),
         }
     }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            InputKind::ElicitForm => "elicitation (form)",
-            InputKind::ElicitUrl => "elicitation (url)",
-            InputKind::Sampling => "sampling",
-            InputKind::SamplingWithTools => "sampling with tools",
-            InputKind::Roots => "roots",
-        }
-    }
 }
 
 /// One embedded request inside `inputRequests`: a bare `{method, params}`.

@@ -9,6 +9,7 @@ pub mod actor;
 pub mod checks;
 pub mod diff;
 pub mod inspect;
+pub mod kinds;
 pub mod knobs;
 pub mod misuse;
 pub mod raw;

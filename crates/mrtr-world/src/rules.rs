@@ -8,6 +8,7 @@ use mrtr_core::wire::{
 use mrtr_core::{CallContext, FixedClock, Key, Principal, SeededEntropy, Server};
 use serde_json::{json, Value};
 
+use crate::kinds::KindLabel;
 use crate::world::{EPOCH_S, SHARED_SECRET};
 
 pub const METHODS: [&str; 7] = [
