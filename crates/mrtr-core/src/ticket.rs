@@ -30,7 +30,9 @@ pub const MAX_TICKET_LEN: usize = 4096;
 /// Shortest secret a key may be made from.
 pub const MIN_KEY_LEN: usize = 32;
 
+/// How a signed ticket begins; part of the bytes its MAC covers.
 pub const SIGNED_PREFIX: &str = "v1.";
+/// How a sealed ticket begins; the AEAD's associated data.
 pub const SEALED_PREFIX: &str = "v1e.";
 const NONCE_LEN: usize = 12;
 const MAC_LEN: usize = 32;
@@ -48,6 +50,7 @@ pub enum Seal {
 }
 
 impl Seal {
+    /// The seal's name in settings and on the command line (`--seal`): `hmac` or `aead`.
     pub fn as_str(self) -> &'static str {
         match self {
             Seal::Signed => "hmac",
@@ -55,6 +58,7 @@ impl Seal {
         }
     }
 
+    /// The seal named `s`: `hmac` or `signed`, `aead` or `sealed`; `None` for anything else.
     pub fn parse(s: &str) -> Option<Seal> {
         match s {
             "hmac" | "signed" => Some(Seal::Signed),
@@ -67,7 +71,9 @@ impl Seal {
 /// Why a key could not be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KeyError {
+    /// The secret has this many bytes, fewer than [`MIN_KEY_LEN`].
     TooShort(usize),
+    /// The key id is empty (tickets name their key by it).
     EmptyId,
     /// A keyring needs at least one key.
     NoKeys,
@@ -112,6 +118,8 @@ impl std::fmt::Debug for Key {
 }
 
 impl Key {
+    /// A key named `id` whose subkeys are derived from `secret` (at least [`MIN_KEY_LEN`]
+    /// bytes). Replicas given the same id and secret accept each other's tickets.
     pub fn new(id: impl Into<String>, secret: &[u8]) -> Result<Key, KeyError> {
         let id = id.into();
         if id.is_empty() {
@@ -133,6 +141,7 @@ impl Key {
         })
     }
 
+    /// The key's id, written into each ticket it signs (`kid`).
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -157,6 +166,7 @@ pub struct Keyring {
 }
 
 impl Keyring {
+    /// A ring of one key, which signs and verifies.
     pub fn new(key: Key) -> Keyring {
         Keyring { keys: vec![key] }
     }
@@ -198,6 +208,7 @@ impl Keyring {
         }
     }
 
+    /// The key new tickets are minted with: the first.
     pub fn signing_key(&self) -> &Key {
         &self.keys[0]
     }
@@ -207,11 +218,14 @@ impl Keyring {
 /// ticket minted for nobody is not valid for somebody, nor the other way round.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Principal {
+    /// No credentials.
     Anonymous,
+    /// An authenticated user, by name.
     User(String),
 }
 
 impl Principal {
+    /// The user named `name`.
     pub fn user(name: impl Into<String>) -> Principal {
         Principal::User(name.into())
     }
@@ -230,6 +244,7 @@ impl Principal {
         }
     }
 
+    /// The principal as a ticket's `sub` claim: the user's name, `None` for anonymous.
     pub fn as_claim(&self) -> Option<String> {
         match self {
             Principal::Anonymous => None,
@@ -237,6 +252,7 @@ impl Principal {
         }
     }
 
+    /// The principal a `sub` claim names (the inverse of [`Principal::as_claim`]).
     pub fn from_claim(c: Option<&str>) -> Principal {
         match c {
             None => Principal::Anonymous,
@@ -273,7 +289,9 @@ pub struct Claims {
     /// The request it belongs to: method, target (tool/prompt name or resource uri) and a
     /// digest of the arguments.
     pub method: String,
+    /// The tool or prompt name, or the resource uri, it was minted for.
     pub target: String,
+    /// [`crate::canonical::arguments_digest`] of the arguments it was minted for.
     pub args: String,
     /// The `inputRequests` keys the ticket waits for, each with the method asked under it
     /// (`elicitation/create`, `sampling/createMessage`, `roots/list`): an answer of another
@@ -284,6 +302,7 @@ pub struct Claims {
 }
 
 impl Claims {
+    /// The principal the ticket is bound to (from `sub`).
     pub fn principal(&self) -> Principal {
         Principal::from_claim(self.sub.as_deref())
     }
@@ -292,21 +311,33 @@ impl Claims {
 /// Why a ticket could not be opened. Detailed, for the server's log and the page's checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpenError {
+    /// The ticket has this many bytes, over [`MAX_TICKET_LEN`]; nothing was decoded.
     TooLong(usize),
+    /// A character that is neither base64url nor `.`.
     BadCharacter {
+        /// Its byte offset.
         at: usize,
     },
+    /// Neither `v1.<payload>.<mac>` nor `v1e.<sealed>`.
     UnknownFormat,
+    /// A part is not canonical unpadded base64url.
     BadBase64 {
+        /// Which: `payload`, `signature` or `sealed body`.
         part: &'static str,
     },
+    /// A part is empty or decodes to the wrong number of bytes.
     WrongLength {
+        /// Which part, as in [`OpenError::BadBase64`].
         part: &'static str,
     },
+    /// No key of the ring makes the signature match.
     BadMac,
     /// Signed with a key this server does not hold (never had, or retired).
     UnknownKey(String),
+    /// A sealed ticket no key of the ring opens (wrong key or altered), or a sealed ticket
+    /// given where only a signed one can be read.
     CannotDecrypt,
+    /// The bytes are not valid claims (the reason): not JSON, unknown fields, wrong version.
     BadPayload(String),
 }
 
@@ -373,7 +404,9 @@ impl std::error::Error for MintError {}
 /// The parts of a ticket, as character ranges into the ticket text, for the inspector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Anatomy {
+    /// Which seal the prefix says (always `Some` from [`anatomy`]).
     pub seal: Option<Seal>,
+    /// The `v1.` or `v1e.` prefix.
     pub prefix: std::ops::Range<usize>,
     /// The payload (signed) or the whole sealed body.
     pub body: std::ops::Range<usize>,
@@ -384,11 +417,14 @@ pub struct Anatomy {
 /// Mints and opens tickets with one keyring and one seal.
 #[derive(Clone, Debug)]
 pub struct Codec {
+    /// The keys: the first mints, any opens.
     pub keyring: Keyring,
+    /// How tickets it mints are protected (it opens either kind).
     pub seal: Seal,
 }
 
 impl Codec {
+    /// A codec minting with `keyring`'s signing key under `seal`.
     pub fn new(keyring: Keyring, seal: Seal) -> Codec {
         Codec { keyring, seal }
     }
