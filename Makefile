@@ -5,7 +5,7 @@ export PATH := $(CURDIR)/tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 PUBLIC_URL ?= ./
 
-.PHONY: setup serve dist lint test test-native test-wasm test-e2e test-cluster interop bench route-probe fuzz-smoke fuzz screenshots cluster cluster-stop clean
+.PHONY: setup serve dist lint test test-native test-wasm test-e2e test-cluster interop bench fuzz-smoke fuzz screenshots cluster cluster-stop clean
 
 setup:
 	@scripts/setup.sh
@@ -53,11 +53,6 @@ interop: setup
 ## per second against mrtr-server, the cluster and the SDK servers.
 bench: setup
 	scripts/bench.sh
-
-## Figures of the prototype behind the page's route (#16): one widget mounted after the first paint
-## or rendered ahead of time and hydrated; sizes and Lighthouse medians of each.
-route-probe: setup
-	route-probe/run.sh $${RUNS:-3}
 
 ## A short fuzz run of every fuzz target, 10 s each (nightly + cargo-fuzz).
 fuzz-smoke: setup

@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 use mrtr_core::wire::ClientCapabilities;
+use mrtr_world::kinds::KindLabel;
 use mrtr_world::rules::{explore, METHODS};
 
 use super::page_link::{use_link, EditLink};

@@ -19,6 +19,7 @@ use crate::Status;
 /// What is expected of one server.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Rule {
+    /// `"all-pass"`: every row of the audit passes.
     AllPass,
     /// The rows this guard guards fail, every other row passes.
     Guard(Guard),
@@ -79,6 +80,7 @@ impl Rule {
 /// The expected file: a rule for each label.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expected {
+    /// Each server's label with its rule, in the file's order.
     pub rules: Vec<(String, Rule)>,
 }
 
@@ -89,6 +91,8 @@ impl Expected {
         Expected::from_json(&v)
     }
 
+    /// Reads the expected file already parsed as JSON: an object mapping each label to its
+    /// rule. Errors name the label and what is wrong with its rule.
     pub fn from_json(v: &Value) -> Result<Expected, String> {
         let m = v
             .as_object()
@@ -99,6 +103,7 @@ impl Expected {
             .map(|rules| Expected { rules })
     }
 
+    /// The rule for the server of this label; `None` if the file expects nothing of it.
     pub fn rule(&self, label: &str) -> Option<&Rule> {
         self.rules.iter().find(|(l, _)| l == label).map(|(_, r)| r)
     }
@@ -107,24 +112,35 @@ impl Expected {
 /// One server's column: its label and its report, or why it has none.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Column {
+    /// The server's label, as the expected file names it.
     pub label: String,
+    /// Its report, or in a sentence why it has none (e.g. the file could not be read).
     pub report: Result<ReportFile, String>,
 }
 
 /// One cell: what the report says and what is expected (`None`: absent).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell {
+    /// The row's status in the report; `None`: the report has no such row.
     pub got: Option<Status>,
+    /// The status the rule expects; `None`: the row is expected to be absent.
     pub expected: Option<Status>,
+    /// The column has a report and a rule, and `got` equals `expected`. False for every
+    /// cell of a column that differs as a whole.
     pub as_expected: bool,
 }
 
 /// What is not as expected: a row of a server, or (with no row) the server as a whole.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
+    /// The server's label.
     pub label: String,
+    /// The id of the row that differs; `None`: the server differs as a whole (no report, or
+    /// no rule for its label).
     pub row: Option<String>,
+    /// The row's status in the report (`None`: absent, or a whole-server difference).
     pub got: Option<Status>,
+    /// The status expected of the row (`None`: absent, or a whole-server difference).
     pub expected: Option<Status>,
     /// The row's evidence, or why the server as a whole differs.
     pub evidence: String,
@@ -150,11 +166,14 @@ impl std::fmt::Display for Difference {
 /// Every report beside what is expected of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
+    /// The servers, in the order given, one column each.
     pub columns: Vec<Column>,
     /// The rows, in the audit's order, then any the reports name that this build does not know.
     pub ids: Vec<String>,
     /// `cells[row][column]`.
     pub cells: Vec<Vec<Cell>>,
+    /// Every difference: first the servers that differ as a whole, then the cells not as
+    /// expected, row by row.
     pub differences: Vec<Difference>,
 }
 

@@ -15,25 +15,34 @@ pub const MAX_REPORT_BYTES: usize = 4 << 20;
 /// A report as read from its JSON.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReportFile {
+    /// The server audited: its URL, or the command line of a stdio server.
     pub target: String,
+    /// The tool the audit called.
     pub tool: String,
+    /// The arguments it called the tool with (`null` if the report has none).
     pub arguments: Value,
+    /// Requests the whole audit sent.
     pub requests: u64,
+    /// The rows, in the report's order.
     pub rows: Vec<FileRow>,
 }
 
 /// One row of a report as read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FileRow {
+    /// The row's id as the report gives it (empty if it gives none).
     pub id: String,
     /// The lab's row of that id; `None` for a row this build does not know.
     pub row: Option<&'static Row>,
+    /// Pass, fail or skipped, as the report says.
     pub status: Status,
+    /// The report's one line of evidence for the status: text, never trusted as more.
     pub evidence: String,
     /// Requests the row sent.
     pub requests: u64,
     /// The exchange that decided it (`null` in the file reads as `None`).
     pub sent: Option<Value>,
+    /// The server's answer to `sent` (`null` in the file reads as `None`).
     pub got: Option<Value>,
 }
 
@@ -42,12 +51,15 @@ pub struct FileRow {
 pub enum ReadError {
     /// Longer than [`MAX_REPORT_BYTES`].
     TooLarge(usize),
+    /// Not JSON (serde_json's message).
     NotJson(String),
     /// JSON, but not an object.
     NotAnObject,
+    /// An object without a text `"schema"`.
     NoSchema,
     /// A schema other than [`SCHEMA`].
     Schema(String),
+    /// No `"rows"` array.
     NoRows,
     /// A row (of this id) whose status is not pass, fail or skipped.
     Status(String),
@@ -160,6 +172,7 @@ impl ReportFile {
         }
     }
 
+    /// How many rows have status `s`.
     pub fn count(&self, s: Status) -> usize {
         self.rows.iter().filter(|r| r.status == s).count()
     }
@@ -185,6 +198,7 @@ impl ReportFile {
         self.rows.iter().find(|r| r.id == id)
     }
 
+    /// The status of the first row of this id; `None` if the report has no such row.
     pub fn status(&self, id: &str) -> Option<Status> {
         self.row(id).map(|r| r.status)
     }

@@ -5,6 +5,8 @@
 //! server refused. The engine does no I/O: a [`Wire`] carries its requests (HTTP or stdio
 //! natively, a simulated replica in the page), so the same audit runs everywhere.
 
+#![warn(missing_docs)]
+
 pub mod expect;
 pub mod file;
 pub mod rows;
@@ -13,6 +15,7 @@ pub mod variants;
 
 use mrtr_core::client::{AgreeableHost, Client, Step};
 use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse, ResultType};
+use mrtr_world::kinds::KindLabel;
 use serde_json::{json, Map, Value};
 
 pub use file::{FileRow, ReadError, ReportFile, MAX_REPORT_BYTES};
@@ -50,6 +53,8 @@ pub struct Exchange {
 
 /// How the audit reaches the server.
 pub trait Wire {
+    /// Sends one JSON-RPC message as `who` and returns the server's answer; `Err` says in a
+    /// sentence why no answer came (connection refused, timeout, closed stream).
     fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, String>;
     /// Sends the messages at once. `None` when this wire cannot (one stdio connection).
     fn race(&mut self, msgs: &[Value], who: Who) -> Option<Result<Vec<Exchange>, String>>;
@@ -91,16 +96,24 @@ impl Default for Options {
     }
 }
 
+/// A row's result: the server did what the row asks, did not, or the row was not run (its
+/// precondition is missing, e.g. no single use claimed or no second principal on stdio).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
+    /// The server did what the row asks.
     Pass,
+    /// It did not; the evidence says what it did instead.
     Fail,
+    /// The row was not run; the evidence says why.
     Skipped,
 }
 
 impl Status {
+    /// Every status, in the order reports count them.
     pub const ALL: [Status; 3] = [Status::Pass, Status::Fail, Status::Skipped];
 
+    /// The status as a report's JSON and the expected file spell it: `pass`, `fail`,
+    /// `skipped`.
     pub fn id(self) -> &'static str {
         match self {
             Status::Pass => "pass",
@@ -109,6 +122,7 @@ impl Status {
         }
     }
 
+    /// The status [`Status::id`] spells `s`; `None` for any other text.
     pub fn from_id(s: &str) -> Option<Status> {
         Status::ALL.into_iter().find(|x| x.id() == s)
     }
@@ -126,10 +140,15 @@ impl Status {
 /// One row's result, with one line of evidence and the exchange that decided it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowResult {
+    /// The row of [`ROWS`] this is the result of.
     pub row: &'static Row,
+    /// Whether the server passed it.
     pub status: Status,
+    /// One line saying what the server did, or why the row was skipped.
     pub evidence: String,
+    /// The request that decided the row, if one did.
     pub sent: Option<Value>,
+    /// The server's answer to `sent`.
     pub got: Option<Value>,
     /// Requests this row sent.
     pub requests: usize,
@@ -138,13 +157,18 @@ pub struct RowResult {
 /// A whole audit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
+    /// The tool audited: the one asked for, or the first found that answers with a ticket.
     pub tool: String,
+    /// The arguments it was called with.
     pub arguments: Value,
+    /// Each row's result, in the audit's order.
     pub rows: Vec<RowResult>,
+    /// Requests the whole audit sent.
     pub requests: usize,
 }
 
 impl Report {
+    /// How many rows have status `s`.
     pub fn count(&self, s: Status) -> usize {
         self.rows.iter().filter(|r| r.status == s).count()
     }
@@ -164,6 +188,7 @@ impl Report {
         self.failed().ok()
     }
 
+    /// The status of the row of this id; `None` if the report has no row of this id.
     pub fn status(&self, id: &str) -> Option<Status> {
         self.rows.iter().find(|r| r.row.id == id).map(|r| r.status)
     }

@@ -43,6 +43,7 @@ impl Guard {
         }
     }
 
+    /// The guard [`Guard::id`] names `s`; `None` for any other name.
     pub fn from_id(s: &str) -> Option<Guard> {
         Guard::ALL.into_iter().find(|g| g.id() == s)
     }
@@ -51,15 +52,20 @@ impl Guard {
 /// How strongly the spec (or the lab) asks for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
+    /// The spec says MUST: a failing row fails the audit.
     Must,
+    /// The spec says SHOULD: a failing row fails the audit too.
     Should,
     /// The lab's own hardening, beyond the spec: reported, not required.
     Recommended,
 }
 
 impl Level {
+    /// Every level, strongest first; [`Failed::by_level`] counts in this order.
     pub const ALL: [Level; 3] = [Level::Must, Level::Should, Level::Recommended];
 
+    /// The level as reports spell it: `MUST`, `SHOULD` (the spec's keywords) or
+    /// `recommended`.
     pub fn id(self) -> &'static str {
         match self {
             Level::Must => "MUST",
@@ -140,6 +146,7 @@ impl Failed {
         f
     }
 
+    /// Failed rows of this level.
     pub fn of(&self, level: Level) -> usize {
         Level::ALL
             .iter()
@@ -201,10 +208,14 @@ impl Failed {
 pub struct Row {
     /// Stable, for `--json`, links and tests.
     pub id: &'static str,
+    /// The heading the row is listed under (`baseline`, `integrity`, `principal`, `expiry`,
+    /// `request`, `single use`, `encoding`, `protocol`, `robustness`).
     pub group: &'static str,
     /// What the server must do, in a sentence.
     pub title: &'static str,
+    /// What stops the misuse the row tries: a failing row means that guard is missing.
     pub guard: Guard,
+    /// How strongly it is asked for, which decides whether a failure fails the audit.
     pub level: Level,
     /// The page's widget state that shows this misuse (a fragment, without `#`).
     pub shows: &'static str,
@@ -226,6 +237,7 @@ impl Row {
         }
     }
 
+    /// The row of [`ROWS`] with this id; `None` for an id this build does not know.
     pub fn by_id(id: &str) -> Option<&'static Row> {
         ROWS.iter().find(|r| r.id == id)
     }

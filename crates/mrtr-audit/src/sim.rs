@@ -20,6 +20,9 @@ pub struct SimWire {
 }
 
 impl SimWire {
+    /// A wire to a fresh replica of the lab's tools (key `k1`, signed tickets) that runs the
+    /// checks `policy` leaves on, re-mints on the ask-again path when `naive_ask_again` (the
+    /// naive server), and draws ticket ids from a generator seeded with `seed`.
     pub fn new(policy: CheckPolicy, naive_ask_again: bool, seed: u64) -> SimWire {
         let key = Key::new("k1", SHARED_SECRET).unwrap_or_else(|_| unreachable!("a 32-byte key"));
         let server = Server::new(

@@ -14,7 +14,9 @@ const URL_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// One changed ticket and what changed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Variant {
+    /// The edited ticket, to send in place of the real one.
     pub ticket: String,
+    /// The edit in a few words, for the evidence line (e.g. `a leading space`).
     pub what: String,
 }
 
@@ -142,6 +144,8 @@ pub fn stated_life(ticket: &str) -> Option<u64> {
     exp.checked_sub(iat)
 }
 
+/// The ticket with its last 1 and its last 4 characters cut off (each only where the ticket
+/// is longer than that).
 pub fn truncated(ticket: &str) -> Vec<Variant> {
     [1, 4]
         .into_iter()
@@ -153,6 +157,7 @@ pub fn truncated(ticket: &str) -> Vec<Variant> {
         .collect()
 }
 
+/// The ticket with `A`, `AAAA` and `.AAAA` appended: extra characters and an extra segment.
 pub fn appended(ticket: &str) -> Vec<Variant> {
     ["A", "AAAA", ".AAAA"]
         .into_iter()
@@ -184,6 +189,8 @@ pub fn without_signature(ticket: &str) -> Option<Vec<Variant>> {
     ])
 }
 
+/// The ticket with `=` padding appended, and, where a segment's length is not a multiple of
+/// 4, with the padding that segment would take inserted after it.
 pub fn padded(ticket: &str) -> Vec<Variant> {
     let mut out = vec![Variant {
         ticket: format!("{ticket}="),
@@ -213,6 +220,7 @@ pub fn standard_alphabet(ticket: &str) -> Option<Variant> {
     })
 }
 
+/// The ticket with a leading space, a trailing newline, and a space in its middle.
 pub fn whitespace(ticket: &str) -> Vec<Variant> {
     let mid = ticket.len() / 2;
     let mut inside = ticket.to_owned();
@@ -233,6 +241,8 @@ pub fn whitespace(ticket: &str) -> Vec<Variant> {
     ]
 }
 
+/// The ticket with its middle character replaced by `é`, and with a full-width `Ａ`
+/// (U+FF21) appended.
 pub fn non_ascii(ticket: &str) -> Vec<Variant> {
     let mut chars: Vec<char> = ticket.chars().collect();
     let mid = chars.len() / 2;

@@ -13,15 +13,19 @@ use crate::wire::{ClientCapabilities, InputRequest, InputResponses};
 /// Everything a handler may look at for one round.
 #[derive(Clone, Debug)]
 pub struct Invocation<'a> {
+    /// The request's method: `tools/call`, `prompts/get` or `resources/read`.
     pub method: &'a str,
     /// The tool or prompt name, or the resource uri.
     pub target: &'a str,
+    /// The request's arguments: an object, `{}` when it sent none (and for `resources/read`).
     pub arguments: &'a Value,
     /// This round's valid answers (earlier rounds' answers travel in `state`).
     pub responses: &'a InputResponses,
     /// The handler's own state, read back out of a ticket that passed every check.
     pub state: Option<&'a Value>,
+    /// What the request's client declared it can answer.
     pub capabilities: &'a ClientCapabilities,
+    /// Who is calling.
     pub principal: &'a Principal,
     /// The request's `_meta.progressToken`, if the client asked for progress.
     pub progress_token: Option<&'a Value>,
@@ -55,9 +59,12 @@ pub enum Outcome {
     Complete(Value),
     /// Questions for the client, and the work so far (sealed into a ticket when present).
     InputRequired {
+        /// Each question under its `inputRequests` key, in order.
         requests: Vec<(String, InputRequest)>,
+        /// The work so far, for the next round; `None` sends no ticket.
         state: Option<Value>,
     },
+    /// The call fails with this error.
     Error(RpcError),
 }
 
@@ -67,6 +74,7 @@ impl Outcome {
         Outcome::Complete(json!({"content": [crate::wire::text_content(text)], "isError": false}))
     }
 
+    /// One question under `key`, with the work so far.
     pub fn ask(key: &str, request: InputRequest, state: Option<Value>) -> Outcome {
         Outcome::InputRequired {
             requests: vec![(key.to_owned(), request)],
@@ -75,30 +83,48 @@ impl Outcome {
     }
 }
 
+/// What runs a tool, prompt or resource: called once per round with what that round
+/// brought, it completes, asks, or fails.
 pub type Handler = fn(&Invocation<'_>) -> Outcome;
 
+/// A tool, as `tools/list` lists it and `tools/call` runs it.
 #[derive(Clone, Debug)]
 pub struct Tool {
+    /// Its name, the `tools/call` target.
     pub name: &'static str,
+    /// Its description, sent in `tools/list`.
     pub description: &'static str,
+    /// The JSON Schema of its arguments (`inputSchema`).
     pub input_schema: Value,
+    /// What runs it.
     pub handler: Handler,
 }
 
+/// A prompt, as `prompts/list` lists it and `prompts/get` runs it.
 #[derive(Clone, Debug)]
 pub struct Prompt {
+    /// Its name, the `prompts/get` target.
     pub name: &'static str,
+    /// Its description, sent in `prompts/list`.
     pub description: &'static str,
+    /// Its `arguments` list as sent in `prompts/list`.
     pub arguments: Value,
+    /// What runs it.
     pub handler: Handler,
 }
 
+/// A resource, as `resources/list` lists it and `resources/read` reads it.
 #[derive(Clone, Debug)]
 pub struct Resource {
+    /// Its uri, the `resources/read` target.
     pub uri: &'static str,
+    /// Its name, sent in `resources/list`.
     pub name: &'static str,
+    /// Its description, sent in `resources/list`.
     pub description: &'static str,
+    /// Its `mimeType`.
     pub mime_type: &'static str,
+    /// What reads it.
     pub handler: Handler,
 }
 
@@ -106,18 +132,28 @@ pub struct Resource {
 /// `test://template/{id}/data`; the handler reads the variables out of the uri it gets.
 #[derive(Clone, Debug)]
 pub struct ResourceTemplate {
+    /// The template (`uriTemplate`), matched by [`match_template`].
     pub uri_template: &'static str,
+    /// Its name, sent in `resources/templates/list`.
     pub name: &'static str,
+    /// Its description, sent in `resources/templates/list`.
     pub description: &'static str,
+    /// The `mimeType` of the resources it names.
     pub mime_type: &'static str,
+    /// What reads a resource it names.
     pub handler: Handler,
 }
 
+/// Everything a server offers. Lookups take the first match, in order.
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
+    /// The tools.
     pub tools: Vec<Tool>,
+    /// The prompts.
     pub prompts: Vec<Prompt>,
+    /// The resources with a fixed uri, tried before the templates.
     pub resources: Vec<Resource>,
+    /// The resource templates.
     pub templates: Vec<ResourceTemplate>,
 }
 
@@ -180,6 +216,7 @@ impl Catalog {
         }
     }
 
+    /// The `tools` array of a `tools/list` result.
     pub fn tools_json(&self) -> Value {
         Value::Array(
             self.tools
@@ -189,6 +226,7 @@ impl Catalog {
         )
     }
 
+    /// The `prompts` array of a `prompts/list` result.
     pub fn prompts_json(&self) -> Value {
         Value::Array(
             self.prompts
@@ -198,6 +236,7 @@ impl Catalog {
         )
     }
 
+    /// The `resources` array of a `resources/list` result.
     pub fn resources_json(&self) -> Value {
         Value::Array(
             self.resources
@@ -207,6 +246,7 @@ impl Catalog {
         )
     }
 
+    /// The `resourceTemplates` array of a `resources/templates/list` result.
     pub fn templates_json(&self) -> Value {
         Value::Array(
             self.templates

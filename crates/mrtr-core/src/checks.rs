@@ -19,17 +19,25 @@ use crate::ticket::{read_unverified, Claims, Codec, OpenError, Principal, Seal};
 /// How far into the future an issued-at may lie (clock skew between replicas).
 pub const MAX_CLOCK_SKEW_S: u64 = 60;
 
+/// One of the checks on a returned ticket, in the order they run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Check {
+    /// The ticket opens under a key of the ring: this server minted it, unaltered.
     Signature,
+    /// It is bound to the principal now calling.
     Principal,
+    /// It has not expired, and was not issued in the future (beyond [`MAX_CLOCK_SKEW_S`]).
     Expiry,
+    /// It belongs to this request: same method, target and arguments.
     Request,
+    /// The retry answers every key the ticket waits for, each with the kind asked.
     Answer,
+    /// It has not been redeemed before.
     SingleUse,
 }
 
 impl Check {
+    /// Every check, in the order they run.
     pub const ALL: [Check; 6] = [
         Check::Signature,
         Check::Principal,
@@ -51,6 +59,7 @@ impl Check {
         }
     }
 
+    /// The check whose [`Check::id`] is `s`; `None` for any other text.
     pub fn from_id(s: &str) -> Option<Check> {
         Check::ALL.into_iter().find(|c| c.id() == s)
     }
@@ -59,15 +68,50 @@ impl Check {
 /// Why a check failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
+    /// The signature check: the ticket could not be opened, for this reason.
     Unopened(OpenError),
-    WrongPrincipal { bound: Principal, caller: Principal },
-    Expired { exp: u64, now: u64 },
-    IssuedInFuture { iat: u64, now: u64 },
-    WrongMethod { bound: String, got: String },
-    WrongTarget { bound: String, got: String },
+    /// The principal check: bound to someone other than the caller.
+    WrongPrincipal {
+        /// Who the ticket is bound to.
+        bound: Principal,
+        /// Who sent it.
+        caller: Principal,
+    },
+    /// The expiry check: now is at or past `exp`.
+    Expired {
+        /// The ticket's expiry, seconds.
+        exp: u64,
+        /// The server's time, seconds.
+        now: u64,
+    },
+    /// The expiry check: `iat` is more than [`MAX_CLOCK_SKEW_S`] after now.
+    IssuedInFuture {
+        /// The ticket's issued-at, seconds.
+        iat: u64,
+        /// The server's time, seconds.
+        now: u64,
+    },
+    /// The request check: minted for another method.
+    WrongMethod {
+        /// The method in the ticket.
+        bound: String,
+        /// The retry's method.
+        got: String,
+    },
+    /// The request check: minted for another tool, prompt or resource.
+    WrongTarget {
+        /// The target in the ticket.
+        bound: String,
+        /// The retry's target.
+        got: String,
+    },
+    /// The request check: the retry's arguments digest differently.
     WrongArguments,
+    /// The single-use check: the ticket was redeemed before.
     AlreadyRedeemed,
+    /// The redemption store is full of unexpired ids and will not forget one (fail closed).
     StoreFull,
+    /// The redemption store did not answer, or there is none (fail closed).
     StoreUnavailable,
 }
 
@@ -110,12 +154,16 @@ impl std::fmt::Display for Refusal {
     }
 }
 
+/// One check's outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
+    /// The check ran and the ticket passed it.
     Passed,
+    /// The check ran and refused the ticket, for this reason; the later checks do not run.
     Failed(Refusal),
     /// The retry did not answer these keys: not a refusal, the server asks again.
     Unanswered {
+        /// The keys still waiting for an answer of their kind.
         keys: Vec<String>,
     },
     /// An earlier check failed, so this one never ran.
@@ -124,20 +172,30 @@ pub enum Status {
     Off,
 }
 
+/// A check and how it went.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckOutcome {
+    /// Which check.
     pub check: Check,
+    /// How it went.
     pub status: Status,
 }
 
 /// Which checks a server runs. The page turns them off to show what each one is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CheckPolicy {
+    /// Run [`Check::Signature`]; off, a signed ticket's payload is read unverified (a sealed
+    /// one is still opened with the key).
     pub signature: bool,
+    /// Run [`Check::Principal`].
     pub principal: bool,
+    /// Run [`Check::Expiry`].
     pub expiry: bool,
+    /// Run [`Check::Request`].
     pub request: bool,
+    /// Run [`Check::Answer`].
     pub answer: bool,
+    /// Run [`Check::SingleUse`] and spend each ticket once its work is done.
     pub single_use: bool,
 }
 
@@ -156,6 +214,7 @@ impl Default for CheckPolicy {
 }
 
 impl CheckPolicy {
+    /// Whether this policy runs `check`.
     pub fn runs(&self, check: Check) -> bool {
         match check {
             Check::Signature => self.signature,
@@ -167,6 +226,7 @@ impl CheckPolicy {
         }
     }
 
+    /// Turns `check` on or off.
     pub fn set(&mut self, check: Check, on: bool) {
         match check {
             Check::Signature => self.signature = on,
@@ -182,20 +242,28 @@ impl CheckPolicy {
 /// The request a ticket came back on.
 #[derive(Clone, Debug)]
 pub struct Presented<'a> {
+    /// The `requestState` as sent.
     pub ticket: &'a str,
+    /// Who sent the retry.
     pub principal: &'a Principal,
+    /// The retry's method.
     pub method: &'a str,
+    /// The retry's tool or prompt name, or resource uri.
     pub target: &'a str,
+    /// The retry's arguments.
     pub arguments: &'a Value,
     /// Keys of the valid `inputResponses` entries, each with the method it answers.
     pub answered: &'a [(String, &'static str)],
+    /// The server's time, seconds.
     pub now_s: u64,
 }
 
 /// Every check's outcome, and the claims when the ticket could be opened.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
+    /// One outcome per check, in [`Check::ALL`]'s order.
     pub outcomes: Vec<CheckOutcome>,
+    /// The claims, if the ticket opened (or was read, with the signature check off).
     pub claims: Option<Claims>,
 }
 
@@ -218,6 +286,7 @@ impl Verdict {
         })
     }
 
+    /// The check that refused the ticket, with why; `None` if none did.
     pub fn first_failure(&self) -> Option<(Check, &Refusal)> {
         self.outcomes.iter().find_map(|o| match &o.status {
             Status::Failed(r) => Some((o.check, r)),
@@ -225,6 +294,7 @@ impl Verdict {
         })
     }
 
+    /// The outcome of `check`; `None` only if the verdict has no outcome for it.
     pub fn status(&self, check: Check) -> Option<&Status> {
         self.outcomes
             .iter()

@@ -37,6 +37,8 @@ pub struct AgreeableHost {
 }
 
 impl AgreeableHost {
+    /// A host that accepts, filling forms from `values` (a JSON object of property names;
+    /// anything else fills nothing).
     pub fn with(values: Value) -> AgreeableHost {
         AgreeableHost {
             values: values.as_object().cloned().unwrap_or_default(),
@@ -115,16 +117,20 @@ pub enum Step {
     Retry(Value),
     /// The call completed with this result.
     Complete(Value),
+    /// The call failed; nothing more is sent for it.
     Failed(CallError),
 }
 
 /// One logical call across its rounds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PendingCall {
+    /// The JSON-RPC method, e.g. `tools/call`.
     pub method: String,
     /// The original params, without `_meta`, `inputResponses` or `requestState`.
     pub params: Map<String, Value>,
+    /// Which request of the call is out: 1 for the first, one more for each retry.
     pub round: u32,
+    /// The id of the request now out (each retry gets a new one).
     pub current_id: RequestId,
     /// Every id used so far, oldest first.
     pub ids: Vec<RequestId>,
@@ -133,11 +139,14 @@ pub struct PendingCall {
 /// A 2026-07-28 client.
 #[derive(Clone, Debug)]
 pub struct Client {
+    /// The `_meta` every request carries: protocol version, capabilities, client info.
     pub envelope: Envelope,
     next_id: i64,
 }
 
 impl Client {
+    /// A client declaring `capabilities`, named `name` `version` in its client info, whose
+    /// ids start at 1.
     pub fn new(capabilities: ClientCapabilities, name: &str, version: &str) -> Client {
         Client {
             envelope: Envelope::new(
@@ -154,6 +163,7 @@ impl Client {
         self
     }
 
+    /// The capabilities every request declares.
     pub fn capabilities(&self) -> &ClientCapabilities {
         &self.envelope.capabilities
     }

@@ -6,6 +6,7 @@ pub trait Clock {
     /// Milliseconds since the Unix epoch (or since the simulation's epoch).
     fn now_ms(&self) -> u64;
 
+    /// Whole seconds, [`Clock::now_ms`] rounded down: the unit of a ticket's `iat` and `exp`.
     fn now_s(&self) -> u64 {
         self.now_ms() / 1000
     }
@@ -23,6 +24,8 @@ impl Clock for FixedClock {
 
 /// A source of random bytes (ticket ids, AEAD nonces).
 pub trait Entropy {
+    /// Overwrites every byte of `buf` with random bytes. It cannot fail: an implementation
+    /// whose source fails must panic rather than leave predictable bytes.
     fn fill(&mut self, buf: &mut [u8]);
 }
 
@@ -34,10 +37,12 @@ pub struct SeededEntropy {
 }
 
 impl SeededEntropy {
+    /// A generator whose whole output is fixed by `seed`.
     pub fn new(seed: u64) -> SeededEntropy {
         SeededEntropy { state: seed }
     }
 
+    /// The next 64 bits of the sequence (one SplitMix64 step).
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;

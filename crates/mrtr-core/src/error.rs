@@ -2,28 +2,44 @@
 
 use serde_json::{json, Map, Value};
 
+/// JSON-RPC: the message is not valid JSON.
 pub const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC: valid JSON, but not a valid request object.
 pub const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC: no such method.
 pub const METHOD_NOT_FOUND: i64 = -32601;
+/// JSON-RPC: bad parameters; also every refused ticket ([`RpcError::invalid_request_state`]).
 pub const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC: the server's own fault (e.g. a ticket it cannot mint, a redemption store down).
 pub const INTERNAL_ERROR: i64 = -32603;
+/// MCP: an HTTP header that mirrors the body (`Mcp-Method`, `Mcp-Param-*`, …) is missing,
+/// malformed or says something else than the body.
 pub const HEADER_MISMATCH: i64 = -32020;
+/// MCP: the server would need input of a kind the request's `clientCapabilities` did not
+/// declare.
 pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+/// MCP: the request names a protocol version this server does not speak.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// The one message every refused ticket gets on the wire, whatever the real reason: the
 /// detail goes to the server's log, never to a caller who might be probing.
 pub const INVALID_REQUEST_STATE_MESSAGE: &str = "Invalid or expired requestState";
+/// The `data.reason` of every refused ticket: how a client tells a refusal from other -32602s.
 pub const INVALID_REQUEST_STATE_REASON: &str = "invalid_request_state";
 
+/// A JSON-RPC error object: what a response's `error` member holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RpcError {
+    /// The error code (the constants of this module, or another the peer sent).
     pub code: i64,
+    /// A short description, sent to the peer.
     pub message: String,
+    /// Structured detail, if any (e.g. `requiredCapabilities`, `reason`).
     pub data: Option<Value>,
 }
 
 impl RpcError {
+    /// An error of this code and message, without data.
     pub fn new(code: i64, message: impl Into<String>) -> RpcError {
         RpcError {
             code,
@@ -32,31 +48,38 @@ impl RpcError {
         }
     }
 
+    /// The same error carrying `data`.
     pub fn with_data(mut self, data: Value) -> RpcError {
         self.data = Some(data);
         self
     }
 
+    /// -32700 with this message.
     pub fn parse_error(message: impl Into<String>) -> RpcError {
         RpcError::new(PARSE_ERROR, message)
     }
 
+    /// -32600 with this message.
     pub fn invalid_request(message: impl Into<String>) -> RpcError {
         RpcError::new(INVALID_REQUEST, message)
     }
 
+    /// -32601 naming the method.
     pub fn method_not_found(method: &str) -> RpcError {
         RpcError::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
     }
 
+    /// -32602 with this message (not a ticket refusal: no `reason`).
     pub fn invalid_params(message: impl Into<String>) -> RpcError {
         RpcError::new(INVALID_PARAMS, message)
     }
 
+    /// -32603 with this message.
     pub fn internal(message: impl Into<String>) -> RpcError {
         RpcError::new(INTERNAL_ERROR, message)
     }
 
+    /// -32020 with this message.
     pub fn header_mismatch(message: impl Into<String>) -> RpcError {
         RpcError::new(HEADER_MISMATCH, message)
     }
@@ -79,12 +102,14 @@ impl RpcError {
             .with_data(json!({"reason": INVALID_REQUEST_STATE_REASON}))
     }
 
+    /// True for the uniform ticket refusal: -32602 with `data.reason` `invalid_request_state`.
     pub fn is_invalid_request_state(&self) -> bool {
         self.code == INVALID_PARAMS
             && self.data.as_ref().and_then(|d| d.get("reason"))
                 == Some(&json!(INVALID_REQUEST_STATE_REASON))
     }
 
+    /// The error object as JSON: `code`, `message`, and `data` when there is some.
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("code".into(), json!(self.code));
@@ -95,6 +120,7 @@ impl RpcError {
         Value::Object(m)
     }
 
+    /// Reads an error object; `None` unless it has an integer `code` and a text `message`.
     pub fn from_value(v: &Value) -> Option<RpcError> {
         Some(RpcError {
             code: v.get("code")?.as_i64()?,

@@ -31,13 +31,17 @@ pub const SHIM_TICKET_TTL_S: u64 = SHIM_WAIT_S + 1;
 /// rather than held without bound.
 pub const MAX_WAITING_CALLS: usize = 32;
 
+/// Which protocol version a connection's client speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
+    /// 2026-07-28: stateless requests carrying the envelope; MRTR for input.
     Modern,
+    /// 2025-11-25: `initialize` first; input through server→client requests (the shim).
     Legacy,
 }
 
 impl Era {
+    /// The era's protocol version string, as sent on the wire.
     pub fn version(self) -> &'static str {
         match self {
             Era::Modern => crate::wire::MODERN_VERSION,
@@ -66,6 +70,7 @@ struct ShimCall {
 pub struct Delivery {
     /// Messages to send back, in order.
     pub outgoing: Vec<Value>,
+    /// What the server did handling it, for the log (never sent).
     pub trace: Vec<TraceEvent>,
 }
 
@@ -104,6 +109,8 @@ impl Connection {
         }
     }
 
+    /// The era the connection is in: legacy from `initialize` on, modern after a modern
+    /// request succeeds on a connection not initialized; `None` before either.
     pub fn era(&self) -> Option<Era> {
         self.era
     }

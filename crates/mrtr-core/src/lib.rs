@@ -16,6 +16,8 @@
 //! - [`client`]: the client engine.
 //! - [`legacy`]: one connection serving both eras, with the 2025-11-25 shim.
 
+#![warn(missing_docs)]
+
 pub mod canonical;
 pub mod catalog;
 pub mod checks;
@@ -37,4 +39,4 @@ pub use client::{AgreeableHost, Client, Host, Step};
 pub use entropy::{Clock, Entropy, FixedClock, SeededEntropy};
 pub use error::RpcError;
 pub use server::{CallContext, Reply, Server, ServerConfig, TraceEvent};
-pub use ticket::{Claims, Codec, Key, Keyring, Principal, Seal};
+pub use ticket::{Claims, Codec, Key, Keyring, MintError, Principal, Seal};

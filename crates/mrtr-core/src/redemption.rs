@@ -21,7 +21,9 @@ pub enum Redemption {
 /// What a store knows about a ticket id, without recording anything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lookup {
+    /// The store holds no redemption of this id (never redeemed, or forgotten after expiry).
     NotRedeemed,
+    /// The id was redeemed: the ticket is spent.
     Redeemed,
     /// The store could not answer (fail closed: treat it as a refusal).
     Unavailable,
@@ -39,6 +41,7 @@ pub trait RedemptionStore {
     fn lookup(&self, ticket_id: &str, now_s: u64) -> Lookup;
     /// How many redemptions this holder knows of (a remote store counts only its own).
     fn len(&self) -> usize;
+    /// True when [`RedemptionStore::len`] is 0.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -53,8 +56,12 @@ pub struct MemoryStore {
 }
 
 impl MemoryStore {
+    /// The capacity of [`MemoryStore::default`]: unexpired ids held at most.
     pub const DEFAULT_CAPACITY: usize = 100_000;
 
+    /// An empty store that holds at most `capacity` unexpired ids (at least 1); when full,
+    /// expired ids are dropped, and if none has expired a redemption is refused as
+    /// [`Redemption::Full`].
     pub fn new(capacity: usize) -> MemoryStore {
         MemoryStore {
             redeemed: Mutex::new(BTreeMap::new()),

@@ -12,7 +12,7 @@ use crate::checks::{verify, Check, CheckPolicy, Presented, Refusal, Status, Verd
 use crate::entropy::{Clock, Entropy};
 use crate::error::RpcError;
 use crate::redemption::{Lookup, MemoryStore, Redemption, RedemptionStore};
-use crate::ticket::{Claims, Codec, Principal, MAX_TICKET_LEN};
+use crate::ticket::{Claims, Codec, MintError, Principal};
 use crate::wire::{
     input_required_result, may_require_input, ClientCapabilities, Envelope, InputResponses,
     Message, RequestId, META_SERVER_INFO, MODERN_VERSION,
@@ -21,10 +21,13 @@ use crate::wire::{
 /// Knobs of one server (one replica).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServerConfig {
+    /// The server's name in its `serverInfo` (discovery and `initialize`).
     pub name: String,
+    /// Its version in `serverInfo`.
     pub version: String,
     /// Ticket lifetime in seconds.
     pub ttl_s: u64,
+    /// Which checks run on a returned ticket (the lab turns some off to show the hole).
     pub policy: CheckPolicy,
     /// What a naive server does when a retry comes back without its answer: mint a brand-new
     /// ticket (new id, new expiry) without asking the redemption store. That launders a
@@ -50,15 +53,33 @@ impl Default for ServerConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TraceEvent {
     /// A returned ticket went through the checks.
-    TicketChecked { ticket: String, verdict: Verdict },
+    TicketChecked {
+        /// The ticket as the request carried it.
+        ticket: String,
+        /// Every check's outcome.
+        verdict: Verdict,
+    },
     /// A new ticket was sealed into an `input_required` result.
-    TicketMinted { ticket: String, claims: Claims },
+    TicketMinted {
+        /// The ticket as sent.
+        ticket: String,
+        /// What it carries, `kid` set to the key that signed it.
+        claims: Claims,
+    },
     /// The handler asked for input under these keys.
-    Asked { keys: Vec<String> },
+    Asked {
+        /// The `inputRequests` keys, in order.
+        keys: Vec<String>,
+    },
     /// The handler completed the call.
     Completed,
     /// The request was refused; `detail` is what only the log gets to see.
-    Refused { error: RpcError, detail: String },
+    Refused {
+        /// The error sent.
+        error: RpcError,
+        /// Why, for the log only.
+        detail: String,
+    },
     /// The handler sent a notification (progress) before its result.
     Notified(Value),
 }
@@ -70,10 +91,12 @@ pub struct Reply {
     pub response: Option<Value>,
     /// The status a Streamable HTTP front should use.
     pub http_status: u16,
+    /// What the engine did, in order.
     pub trace: Vec<TraceEvent>,
 }
 
 impl Reply {
+    /// The response's error object, if it is an error response.
     pub fn error(&self) -> Option<RpcError> {
         self.response
             .as_ref()
@@ -81,6 +104,7 @@ impl Reply {
             .and_then(RpcError::from_value)
     }
 
+    /// The response's `result`, if it is a success response.
     pub fn result(&self) -> Option<&Value> {
         self.response.as_ref().and_then(|r| r.get("result"))
     }
@@ -112,15 +136,21 @@ impl Reply {
 
 /// Who is calling and when, with the randomness to use.
 pub struct CallContext<'a> {
+    /// Who the transport authenticated; a ticket is bound to it.
     pub principal: &'a Principal,
+    /// The time the checks and a new ticket's `iat`/`exp` are read from.
     pub clock: &'a dyn Clock,
+    /// Randomness for ticket ids and sealed tickets' nonces.
     pub entropy: &'a mut dyn Entropy,
 }
 
 /// A 2026-07-28 server: stateless per request, except for the optional redemption store.
 pub struct Server {
+    /// Its knobs.
     pub config: ServerConfig,
+    /// The keys and seal its tickets are minted and opened with.
     pub codec: Codec,
+    /// The tools, prompts and resources it offers, with their handlers.
     pub catalog: Catalog,
     store: Box<dyn RedemptionStore + Send + Sync>,
 }
@@ -136,6 +166,7 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
+    /// A server with its own in-memory redemption store ([`MemoryStore::default`]).
     pub fn new(config: ServerConfig, codec: Codec, catalog: Catalog) -> Server {
         Server {
             config,
@@ -162,6 +193,7 @@ impl Server {
         self
     }
 
+    /// Redemptions its store knows of (a remote store counts only this holder's own).
     pub fn redeemed_count(&self) -> usize {
         self.store.len()
     }
@@ -532,19 +564,25 @@ impl Server {
                             awaits,
                             state: s,
                         };
-                        let ticket = self.codec.mint(&claims, ctx.entropy);
-                        if ticket.len() > MAX_TICKET_LEN {
-                            // Never hand out a ticket this server would refuse.
-                            let e = RpcError::internal(format!(
-                                "the work to carry does not fit in a ticket ({} bytes, limit {MAX_TICKET_LEN})",
-                                ticket.len()
-                            ));
-                            trace.push(TraceEvent::Refused {
-                                error: e.clone(),
-                                detail: "the handler's state is too large for a ticket".into(),
-                            });
-                            return Err(e);
-                        }
+                        let ticket = match self.codec.mint(&claims, ctx.entropy) {
+                            Ok(t) => t,
+                            Err(e) => {
+                                // Never hand out a ticket this server could not mint whole,
+                                // or would refuse: the server's fault, -32603.
+                                let detail = match e {
+                                    MintError::TooLong(_) => {
+                                        "the handler's state is too large for a ticket"
+                                    }
+                                    _ => "the ticket could not be minted",
+                                };
+                                let e = RpcError::internal(e.to_string());
+                                trace.push(TraceEvent::Refused {
+                                    error: e.clone(),
+                                    detail: detail.into(),
+                                });
+                                return Err(e);
+                            }
+                        };
                         let claims = Claims {
                             kid: self.codec.keyring.signing_key().id().to_owned(),
                             ..claims

@@ -30,7 +30,9 @@ pub const MAX_TICKET_LEN: usize = 4096;
 /// Shortest secret a key may be made from.
 pub const MIN_KEY_LEN: usize = 32;
 
+/// How a signed ticket begins; part of the bytes its MAC covers.
 pub const SIGNED_PREFIX: &str = "v1.";
+/// How a sealed ticket begins; the AEAD's associated data.
 pub const SEALED_PREFIX: &str = "v1e.";
 const NONCE_LEN: usize = 12;
 const MAC_LEN: usize = 32;
@@ -48,6 +50,7 @@ pub enum Seal {
 }
 
 impl Seal {
+    /// The seal's name in settings and on the command line (`--seal`): `hmac` or `aead`.
     pub fn as_str(self) -> &'static str {
         match self {
             Seal::Signed => "hmac",
@@ -55,6 +58,7 @@ impl Seal {
         }
     }
 
+    /// The seal named `s`: `hmac` or `signed`, `aead` or `sealed`; `None` for anything else.
     pub fn parse(s: &str) -> Option<Seal> {
         match s {
             "hmac" | "signed" => Some(Seal::Signed),
@@ -67,7 +71,9 @@ impl Seal {
 /// Why a key could not be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KeyError {
+    /// The secret has this many bytes, fewer than [`MIN_KEY_LEN`].
     TooShort(usize),
+    /// The key id is empty (tickets name their key by it).
     EmptyId,
     /// A keyring needs at least one key.
     NoKeys,
@@ -112,6 +118,8 @@ impl std::fmt::Debug for Key {
 }
 
 impl Key {
+    /// A key named `id` whose subkeys are derived from `secret` (at least [`MIN_KEY_LEN`]
+    /// bytes). Replicas given the same id and secret accept each other's tickets.
     pub fn new(id: impl Into<String>, secret: &[u8]) -> Result<Key, KeyError> {
         let id = id.into();
         if id.is_empty() {
@@ -133,6 +141,7 @@ impl Key {
         })
     }
 
+    /// The key's id, written into each ticket it signs (`kid`).
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -157,6 +166,7 @@ pub struct Keyring {
 }
 
 impl Keyring {
+    /// A ring of one key, which signs and verifies.
     pub fn new(key: Key) -> Keyring {
         Keyring { keys: vec![key] }
     }
@@ -198,6 +208,7 @@ impl Keyring {
         }
     }
 
+    /// The key new tickets are minted with: the first.
     pub fn signing_key(&self) -> &Key {
         &self.keys[0]
     }
@@ -207,11 +218,14 @@ impl Keyring {
 /// ticket minted for nobody is not valid for somebody, nor the other way round.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Principal {
+    /// No credentials.
     Anonymous,
+    /// An authenticated user, by name.
     User(String),
 }
 
 impl Principal {
+    /// The user named `name`.
     pub fn user(name: impl Into<String>) -> Principal {
         Principal::User(name.into())
     }
@@ -230,6 +244,7 @@ impl Principal {
         }
     }
 
+    /// The principal as a ticket's `sub` claim: the user's name, `None` for anonymous.
     pub fn as_claim(&self) -> Option<String> {
         match self {
             Principal::Anonymous => None,
@@ -237,6 +252,7 @@ impl Principal {
         }
     }
 
+    /// The principal a `sub` claim names (the inverse of [`Principal::as_claim`]).
     pub fn from_claim(c: Option<&str>) -> Principal {
         match c {
             None => Principal::Anonymous,
@@ -273,7 +289,9 @@ pub struct Claims {
     /// The request it belongs to: method, target (tool/prompt name or resource uri) and a
     /// digest of the arguments.
     pub method: String,
+    /// The tool or prompt name, or the resource uri, it was minted for.
     pub target: String,
+    /// [`crate::canonical::arguments_digest`] of the arguments it was minted for.
     pub args: String,
     /// The `inputRequests` keys the ticket waits for, each with the method asked under it
     /// (`elicitation/create`, `sampling/createMessage`, `roots/list`): an answer of another
@@ -284,6 +302,7 @@ pub struct Claims {
 }
 
 impl Claims {
+    /// The principal the ticket is bound to (from `sub`).
     pub fn principal(&self) -> Principal {
         Principal::from_claim(self.sub.as_deref())
     }
@@ -292,21 +311,33 @@ impl Claims {
 /// Why a ticket could not be opened. Detailed, for the server's log and the page's checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpenError {
+    /// The ticket has this many bytes, over [`MAX_TICKET_LEN`]; nothing was decoded.
     TooLong(usize),
+    /// A character that is neither base64url nor `.`.
     BadCharacter {
+        /// Its byte offset.
         at: usize,
     },
+    /// Neither `v1.<payload>.<mac>` nor `v1e.<sealed>`.
     UnknownFormat,
+    /// A part is not canonical unpadded base64url.
     BadBase64 {
+        /// Which: `payload`, `signature` or `sealed body`.
         part: &'static str,
     },
+    /// A part is empty or decodes to the wrong number of bytes.
     WrongLength {
+        /// Which part, as in [`OpenError::BadBase64`].
         part: &'static str,
     },
+    /// No key of the ring makes the signature match.
     BadMac,
     /// Signed with a key this server does not hold (never had, or retired).
     UnknownKey(String),
+    /// A sealed ticket no key of the ring opens (wrong key or altered), or a sealed ticket
+    /// given where only a signed one can be read.
     CannotDecrypt,
+    /// The bytes are not valid claims (the reason): not JSON, unknown fields, wrong version.
     BadPayload(String),
 }
 
@@ -341,10 +372,41 @@ impl std::fmt::Display for OpenError {
     }
 }
 
+/// Why a ticket could not be minted. Each is the server's fault (or its handler's), never the
+/// caller's: a server answers it with -32603 and sends no ticket.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MintError {
+    /// The claims did not serialise to JSON (serde_json's message).
+    Serialize(String),
+    /// ChaCha20-Poly1305 refused to seal the payload (only possible for a payload far beyond
+    /// any ticket's size).
+    Encrypt,
+    /// The ticket came out this many bytes, over [`MAX_TICKET_LEN`]: [`Codec::open`] would
+    /// refuse it, so it is not handed out.
+    TooLong(usize),
+}
+
+impl std::fmt::Display for MintError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MintError::Serialize(e) => write!(f, "the claims do not serialise: {e}"),
+            MintError::Encrypt => write!(f, "the payload could not be sealed"),
+            MintError::TooLong(n) => write!(
+                f,
+                "the work to carry does not fit in a ticket ({n} bytes, limit {MAX_TICKET_LEN})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MintError {}
+
 /// The parts of a ticket, as character ranges into the ticket text, for the inspector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Anatomy {
+    /// Which seal the prefix says (always `Some` from [`anatomy`]).
     pub seal: Option<Seal>,
+    /// The `v1.` or `v1e.` prefix.
     pub prefix: std::ops::Range<usize>,
     /// The payload (signed) or the whole sealed body.
     pub body: std::ops::Range<usize>,
@@ -355,23 +417,28 @@ pub struct Anatomy {
 /// Mints and opens tickets with one keyring and one seal.
 #[derive(Clone, Debug)]
 pub struct Codec {
+    /// The keys: the first mints, any opens.
     pub keyring: Keyring,
+    /// How tickets it mints are protected (it opens either kind).
     pub seal: Seal,
 }
 
 impl Codec {
+    /// A codec minting with `keyring`'s signing key under `seal`.
     pub fn new(keyring: Keyring, seal: Seal) -> Codec {
         Codec { keyring, seal }
     }
 
-    /// Serialises and protects `claims` (its `kid` is set to the signing key's id).
-    pub fn mint(&self, claims: &Claims, entropy: &mut dyn Entropy) -> String {
+    /// Serialises and protects `claims` (its `kid` is set to the signing key's id). Fails
+    /// rather than return a ticket that [`Codec::open`] would refuse or that is not the
+    /// claims it was given: a server hands out what this returns.
+    pub fn mint(&self, claims: &Claims, entropy: &mut dyn Entropy) -> Result<String, MintError> {
         let key = self.keyring.signing_key();
         let mut claims = claims.clone();
         claims.kid = key.id.clone();
-        // Serialising plain data with string keys cannot fail.
-        let payload = serde_json::to_vec(&claims).unwrap_or_default();
-        match self.seal {
+        let payload =
+            serde_json::to_vec(&claims).map_err(|e| MintError::Serialize(e.to_string()))?;
+        let ticket = match self.seal {
             Seal::Signed => {
                 let mut out = String::from(SIGNED_PREFIX);
                 out.push_str(&URL_SAFE_NO_PAD.encode(&payload));
@@ -392,12 +459,16 @@ impl Codec {
                             aad: SEALED_PREFIX.as_bytes(),
                         },
                     )
-                    .unwrap_or_default();
+                    .map_err(|_| MintError::Encrypt)?;
                 let mut body = nonce.to_vec();
                 body.extend_from_slice(&ct);
                 format!("{SEALED_PREFIX}{}", URL_SAFE_NO_PAD.encode(body))
             }
+        };
+        if ticket.len() > MAX_TICKET_LEN {
+            return Err(MintError::TooLong(ticket.len()));
         }
+        Ok(ticket)
     }
 
     /// Why no key of the ring verified a signed ticket, for the log and the page: a key id
@@ -624,9 +695,29 @@ mod tests {
     }
 
     #[test]
+    fn a_ticket_over_the_limit_is_not_minted() {
+        // Once encoded, 3000 bytes of state is over MAX_TICKET_LEN under either seal.
+        let big = Claims {
+            state: json!({"blob": "x".repeat(3000)}),
+            ..claims()
+        };
+        for seal in [Seal::Signed, Seal::Sealed] {
+            match codec(seal).mint(&big, &mut SeededEntropy::new(1)) {
+                Err(MintError::TooLong(n)) => assert!(n > MAX_TICKET_LEN, "{seal:?}: {n}"),
+                other => panic!("{seal:?}: minted {other:?}"),
+            }
+            // The same claims with small state mint, and open.
+            let t = codec(seal)
+                .mint(&claims(), &mut SeededEntropy::new(1))
+                .unwrap();
+            assert!(codec(seal).open(&t).is_ok());
+        }
+    }
+
+    #[test]
     fn the_expected_signature_is_the_tickets_own_until_the_payload_changes() {
         let codec = codec(Seal::Signed);
-        let t = codec.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = codec.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         let own = &t[t.rfind('.').unwrap() + 1..];
         assert_eq!(codec.expected_signature(&t).unwrap(), own);
         let edited = rewrite_payload(&t, |p| p.replace("staging", "prod")).unwrap();
@@ -640,7 +731,7 @@ mod tests {
     #[test]
     fn signed_round_trip_and_readable() {
         let c = codec(Seal::Signed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         assert!(t.starts_with("v1."));
         let opened = c.open(&t).unwrap();
         assert_eq!(opened.kid, "k1");
@@ -657,9 +748,13 @@ mod tests {
     /// `cryptography` package's ChaCha20Poly1305, which opens the sealed one to these claims).
     #[test]
     fn known_answer_vectors_for_each_format() {
-        let signed = codec(Seal::Signed).mint(&claims(), &mut SeededEntropy::new(1));
+        let signed = codec(Seal::Signed)
+            .mint(&claims(), &mut SeededEntropy::new(1))
+            .unwrap();
         assert_eq!(signed, KAT_SIGNED);
-        let sealed = codec(Seal::Sealed).mint(&claims(), &mut SeededEntropy::new(1));
+        let sealed = codec(Seal::Sealed)
+            .mint(&claims(), &mut SeededEntropy::new(1))
+            .unwrap();
         assert_eq!(sealed, KAT_SEALED);
         for (seal, t) in [(Seal::Signed, KAT_SIGNED), (Seal::Sealed, KAT_SEALED)] {
             let opened = codec(seal).open(t).unwrap();
@@ -682,7 +777,7 @@ mod tests {
     #[test]
     fn nothing_of_the_payload_is_read_before_the_mac_matches() {
         let c = codec(Seal::Signed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         let mac = &t[t.rfind('.').unwrap() + 1..];
         let not_json = format!("v1.{}.{mac}", URL_SAFE_NO_PAD.encode(b"{not json"));
         assert_eq!(c.open(&not_json), Err(OpenError::BadMac));
@@ -709,7 +804,7 @@ mod tests {
     #[test]
     fn sealed_round_trip_and_unreadable() {
         let c = codec(Seal::Sealed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         assert!(t.starts_with("v1e."));
         assert_eq!(c.open(&t).unwrap().state, json!({"env": "staging"}));
         assert!(read_unverified(&t).is_err());
@@ -728,9 +823,9 @@ mod tests {
     #[test]
     fn rotation_old_keys_verify_newest_signs() {
         let mut c = codec(Seal::Signed);
-        let old = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let old = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         c.keyring.rotate(Key::new("k2", &[9u8; 32]).unwrap());
-        let new = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let new = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         assert_eq!(c.open(&new).unwrap().kid, "k2");
         assert_eq!(c.open(&old).unwrap().kid, "k1");
         c.keyring.retire("k1");
@@ -758,7 +853,7 @@ mod tests {
         );
         // Sealed tickets keep their key id inside: every key is tried.
         let mut c = Codec::new(Keyring::of(vec![k("old", 2)]).unwrap(), Seal::Sealed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(3));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(3)).unwrap();
         c.keyring = Keyring::of(vec![k("new", 1), k("old", 2)]).unwrap();
         assert_eq!(c.open(&t).unwrap().kid, "old");
     }
@@ -766,7 +861,7 @@ mod tests {
     #[test]
     fn strict_decoding() {
         let c = codec(Seal::Signed);
-        let t = c.mint(&claims(), &mut SeededEntropy::new(1));
+        let t = c.mint(&claims(), &mut SeededEntropy::new(1)).unwrap();
         assert_eq!(
             c.open(&format!("{t}=")),
             Err(OpenError::BadCharacter { at: t.len() })

@@ -12,9 +12,13 @@ pub const MODERN_VERSION: &str = "2026-07-28";
 /// The last revision with the `initialize` handshake and server-to-client requests.
 pub const LEGACY_VERSION: &str = "2025-11-25";
 
+/// The `_meta` key of the protocol version each 2026-07-28 request carries.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key of the client's capabilities, sent with each request.
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key of the client's name and version.
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// The `_meta` key of the server's name and version, in its results.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// The only methods whose result may be `input_required`.
@@ -28,11 +32,14 @@ pub fn may_require_input(method: &str) -> bool {
 /// A JSON-RPC id: a string or an integer (null ids are not requests).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum RequestId {
+    /// An integer id.
     Number(i64),
+    /// A string id.
     String(String),
 }
 
 impl RequestId {
+    /// Reads an id: a string, or a number that fits an `i64`; `None` for anything else.
     pub fn from_value(v: &Value) -> Option<RequestId> {
         match v {
             Value::String(s) => Some(RequestId::String(s.clone())),
@@ -41,6 +48,7 @@ impl RequestId {
         }
     }
 
+    /// The id as JSON, as it was read.
     pub fn to_value(&self) -> Value {
         match self {
             RequestId::Number(n) => json!(n),
@@ -61,21 +69,34 @@ impl std::fmt::Display for RequestId {
 /// One JSON-RPC message, classified.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
+    /// A request: it has an id and expects a response.
     Request {
+        /// Its id.
         id: RequestId,
+        /// Its method.
         method: String,
+        /// Its params (an object or array), if any.
         params: Option<Value>,
     },
+    /// A notification: a method without an id; nothing answers it.
     Notification {
+        /// Its method.
         method: String,
+        /// Its params, if any.
         params: Option<Value>,
     },
+    /// A success response.
     Response {
+        /// The id of the request it answers.
         id: RequestId,
+        /// Its result.
         result: Value,
     },
+    /// An error response.
     Error {
+        /// The id of the request it answers; `None` when the request's id could not be read.
         id: Option<RequestId>,
+        /// The error.
         error: RpcError,
     },
 }
@@ -142,6 +163,7 @@ impl Message {
         ))
     }
 
+    /// The message as a JSON-RPC 2.0 object.
     pub fn to_value(&self) -> Value {
         match self {
             Message::Request { id, method, params } => request(id, method, params.clone()),
@@ -172,10 +194,12 @@ pub fn request(id: &RequestId, method: &str, params: Option<Value>) -> Value {
     Value::Object(m)
 }
 
+/// A success response to the request `id`.
 pub fn response(id: &RequestId, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
 }
 
+/// An error response to the request `id` (`"id": null` when it is unknown).
 pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> Value {
     json!({
         "jsonrpc": "2.0",
@@ -187,10 +211,15 @@ pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> Value {
 /// What a client declared it can do, for the parts MRTR gates on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientCapabilities {
+    /// `elicitation.form` (or a bare `elicitation`): it can show a form.
     pub elicitation_form: bool,
+    /// `elicitation.url`: it can send the user to a web page.
     pub elicitation_url: bool,
+    /// `sampling`: it can run its model for the server.
     pub sampling: bool,
+    /// `sampling.tools`: its sampling also takes requests that offer the model tools.
     pub sampling_tools: bool,
+    /// `roots`: it can list its roots.
     pub roots: bool,
 }
 
@@ -216,6 +245,8 @@ impl ClientCapabilities {
         caps
     }
 
+    /// The smallest `ClientCapabilities` object declaring exactly these (each mode and
+    /// sub-capability as `{}`).
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         if self.elicitation_form || self.elicitation_url {
@@ -267,14 +298,19 @@ impl ClientCapabilities {
 /// The per-request `_meta` envelope of 2026-07-28.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Envelope {
+    /// The protocol version the request names.
     pub protocol_version: String,
+    /// What the capabilities allow, as MRTR gates on them.
     pub capabilities: ClientCapabilities,
     /// The declared capabilities as sent, for echoing and display.
     pub raw_capabilities: Value,
+    /// The client's name and version object, if sent.
     pub client_info: Option<Value>,
 }
 
 impl Envelope {
+    /// The envelope a 2026-07-28 client sends: [`MODERN_VERSION`], these capabilities (sent
+    /// as [`ClientCapabilities::to_value`]) and this client info.
     pub fn new(capabilities: ClientCapabilities, client_info: Option<Value>) -> Envelope {
         Envelope {
             protocol_version: MODERN_VERSION.to_owned(),
@@ -324,6 +360,7 @@ impl Envelope {
         })
     }
 
+    /// The envelope as a `_meta` object: version, client info if any, capabilities as sent.
     pub fn to_meta(&self) -> Value {
         let mut m = Map::new();
         m.insert(META_PROTOCOL_VERSION.into(), json!(self.protocol_version));
@@ -341,11 +378,15 @@ impl Envelope {
 /// `resultType` as the client reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ResultType {
+    /// The call is done: the result is final.
     Complete,
+    /// The server needs input first: `inputRequests`, and usually a `requestState` to
+    /// send back.
     InputRequired,
 }
 
 impl ResultType {
+    /// The value as sent in `resultType`.
     pub fn as_str(self) -> &'static str {
         match self {
             ResultType::Complete => "complete",
@@ -367,10 +408,15 @@ impl ResultType {
 /// What an input request asks for, as far as capability gating goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum InputKind {
+    /// A form elicitation; needs `elicitation.form`.
     ElicitForm,
+    /// A url elicitation; needs `elicitation.url`.
     ElicitUrl,
+    /// Sampling without tools; needs `sampling`.
     Sampling,
+    /// Sampling that offers the model tools (`tools` or `toolChoice`); needs `sampling.tools`.
     SamplingWithTools,
+    /// A roots listing; needs `roots`.
     Roots,
 }
 
@@ -385,24 +431,31 @@ impl InputKind {
             InputKind::Roots => json!({"roots": {}}),
         }
     }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            InputKind::ElicitForm => "elicitation (form)",
-            InputKind::ElicitUrl => "elicitation (url)",
-            InputKind::Sampling => "sampling",
-            InputKind::SamplingWithTools => "sampling with tools",
-            InputKind::Roots => "roots",
-        }
-    }
 }
 
 /// One embedded request inside `inputRequests`: a bare `{method, params}`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputRequest {
-    ElicitForm { message: String, schema: Value },
-    ElicitUrl { message: String, url: String },
-    Sampling { params: Value },
+    /// `elicitation/create` in form mode.
+    ElicitForm {
+        /// What the user is asked, in words.
+        message: String,
+        /// The form's `requestedSchema`.
+        schema: Value,
+    },
+    /// `elicitation/create` in url mode.
+    ElicitUrl {
+        /// Why the user should visit the page.
+        message: String,
+        /// The page.
+        url: String,
+    },
+    /// `sampling/createMessage`.
+    Sampling {
+        /// Its params as sent (`messages`, `maxTokens`, …).
+        params: Value,
+    },
+    /// `roots/list`.
     Roots,
 }
 
@@ -425,6 +478,7 @@ impl InputRequest {
         }
     }
 
+    /// The embedded request's method.
     pub fn method(&self) -> &'static str {
         match self {
             InputRequest::ElicitForm { .. } | InputRequest::ElicitUrl { .. } => {
@@ -435,6 +489,7 @@ impl InputRequest {
         }
     }
 
+    /// Its kind, which decides the capability it needs.
     pub fn kind(&self) -> InputKind {
         match self {
             InputRequest::ElicitForm { .. } => InputKind::ElicitForm,
@@ -464,6 +519,7 @@ impl InputRequest {
         }
     }
 
+    /// The embedded request as sent in `inputRequests`: `{method, params}`.
     pub fn to_value(&self) -> Value {
         json!({"method": self.method(), "params": self.params()})
     }
@@ -516,12 +572,16 @@ impl InputRequest {
 /// The user's answer to an elicitation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ElicitAction {
+    /// The user answered (the content goes with it).
     Accept,
+    /// The user said no.
     Decline,
+    /// The user dismissed the question without choosing.
     Cancel,
 }
 
 impl ElicitAction {
+    /// The value as sent in the answer's `action`.
     pub fn as_str(self) -> &'static str {
         match self {
             ElicitAction::Accept => "accept",
@@ -534,11 +594,16 @@ impl ElicitAction {
 /// One entry of `inputResponses`, sorted by shape as both SDKs do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputResponse {
+    /// An elicitation result: it has an `action`.
     Elicit {
+        /// What the user chose.
         action: ElicitAction,
+        /// The form's values (primitives, or arrays of strings), if any were sent.
         content: Option<Map<String, Value>>,
     },
+    /// A sampling result (it has a `role` and a `content`), kept whole.
     Sampling(Value),
+    /// A roots result: the `roots` list, each with a string `uri`.
     Roots(Vec<Value>),
 }
 
@@ -661,10 +726,12 @@ impl InputResponses {
         Ok(out)
     }
 
+    /// The valid answer under `key`, if any.
     pub fn get(&self, key: &str) -> Option<&InputResponse> {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, r)| r)
     }
 
+    /// The keys of the valid entries, in the order sent.
     pub fn keys(&self) -> Vec<String> {
         self.entries.iter().map(|(k, _)| k.clone()).collect()
     }
@@ -687,6 +754,7 @@ impl InputResponses {
         self.dropped.extend(drop.into_iter().map(|(k, _)| k));
     }
 
+    /// True when no entry is valid (dropped keys do not count).
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -54,7 +54,9 @@ fn accepts(c: &Codec, ticket: &str, who: &str, env: &str) -> bool {
 fn every_single_character_change_is_refused() {
     for seal in [Seal::Signed, Seal::Sealed] {
         let c = codec(seal);
-        let t = c.mint(&claims("bob", "staging"), &mut SeededEntropy::new(1));
+        let t = c
+            .mint(&claims("bob", "staging"), &mut SeededEntropy::new(1))
+            .unwrap();
         assert!(accepts(&c, &t, "bob", "staging"));
         let chars: Vec<char> = t.chars().collect();
         let mut tried = 0;
@@ -132,7 +134,7 @@ proptest! {
         who in "[a-z]{1,8}", other in "[a-z]{1,8}", env in "[a-z]{1,8}", other_env in "[a-z]{1,8}", seed in any::<u64>(), sealed in any::<bool>(),
     ) {
         let c = codec(if sealed { Seal::Sealed } else { Seal::Signed });
-        let t = c.mint(&claims(&who, &env), &mut SeededEntropy::new(seed));
+        let t = c.mint(&claims(&who, &env), &mut SeededEntropy::new(seed)).unwrap();
         prop_assert!(accepts(&c, &t, &who, &env));
         if other != who {
             prop_assert!(!accepts(&c, &t, &other, &env));

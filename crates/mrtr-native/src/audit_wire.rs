@@ -23,6 +23,8 @@ pub struct Transcript {
 }
 
 impl Transcript {
+    /// Creates `dir` if need be and starts `dir/transcript.jsonl` afresh (an existing one is
+    /// truncated).
     pub fn create(dir: &Path) -> Result<Transcript, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("--transcript {}: {e}", dir.display()))?;
         let path = dir.join("transcript.jsonl");
@@ -73,6 +75,9 @@ pub struct HttpWire {
 }
 
 impl HttpWire {
+    /// A wire that POSTs each message to `url`, sending `token` as the caller's bearer and
+    /// `other_token` as the other principal's (none: no `Authorization`), each request
+    /// bounded by `timeout`, recording every exchange in `transcript` if given.
     pub fn new(
         url: &str,
         token: Option<String>,
@@ -289,6 +294,9 @@ pub struct StdioWire {
 }
 
 impl StdioWire {
+    /// Starts `command` (program, then arguments) as the server, its stdin and stdout the
+    /// connection (its stderr passes through), each request bounded by `timeout`. `Err` if
+    /// the command is empty or cannot start.
     pub fn spawn(
         command: &[String],
         timeout: Duration,

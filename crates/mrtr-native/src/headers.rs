@@ -43,6 +43,7 @@ pub fn decode_sentinel(v: &str) -> Option<String> {
 pub struct ParamHeader {
     /// The property names from the schema root to the parameter.
     pub path: Vec<String>,
+    /// The schema's `x-mcp-header` value (an HTTP token), without the `Mcp-Param-` prefix.
     pub header: String,
 }
 

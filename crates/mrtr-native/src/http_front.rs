@@ -74,9 +74,13 @@ pub struct HttpFront {
 /// on stderr about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpReply {
+    /// The HTTP status code.
     pub status: u16,
+    /// Response headers besides those axum adds (name, value).
     pub headers: Vec<(&'static str, &'static str)>,
+    /// The body: a JSON-RPC response, or empty (a notification's 202).
     pub body: String,
+    /// Lines for stderr (the checks' outcomes with `log_checks`), one per entry.
     pub log: Vec<String>,
 }
 
@@ -104,6 +108,8 @@ impl IntoResponse for HttpReply {
 pub type Offload<'a> = &'a dyn Fn(&mut dyn FnMut() -> Reply) -> Reply;
 
 impl HttpFront {
+    /// A front for `server`, treating requests as `opts` says; it reads each tool's
+    /// `x-mcp-header` parameters from the catalog once, to check the `Mcp-Param-*` headers.
     pub fn new(server: Server, opts: HttpOptions) -> HttpFront {
         let params = server
             .catalog
@@ -252,6 +258,8 @@ impl HttpFront {
     }
 }
 
+/// The axum routes of a server: `POST /mcp` answered by an [`HttpFront`]; `GET` and
+/// `DELETE` get 405 (the server is stateless).
 pub fn router(server: Server, opts: HttpOptions) -> Router {
     Router::new()
         .route(
@@ -342,7 +350,9 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// bracketed and in its canonical form, `[::1]`), and the port if one is given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Authority {
+    /// Lowercased name or IPv4 address, or bracketed canonical IPv6 address.
     pub host: String,
+    /// The port, if the text gave one (1 to 65535).
     pub port: Option<u16>,
 }
 
@@ -380,8 +390,11 @@ pub fn parse_authority(text: &str) -> Option<Authority> {
 /// An `Origin` header, parsed: scheme, host and port.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Origin {
+    /// `http` or `https`.
     pub scheme: String,
+    /// The host, as in [`Authority::host`].
     pub host: String,
+    /// The port, if the origin gave one.
     pub port: Option<u16>,
 }
 

@@ -1,6 +1,8 @@
 //! Native fronts for the MRTR Lab core: the real clock and randomness, a Streamable HTTP
 //! server (axum), a stdio server, and the transports `mrtr-client` uses.
 
+#![warn(missing_docs)]
+
 pub mod audit_wire;
 pub mod headers;
 pub mod http_front;
@@ -20,12 +22,16 @@ use mrtr_world::checks::{symbols, StatusWords};
 /// Server settings shared by both fronts.
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
+    /// A ticket's lifetime in seconds (`--ttl`), 1 to [`MAX_TTL_S`].
     pub ttl_s: u64,
+    /// Refuse a ticket's second redemption (`--single-use`).
     pub single_use: bool,
+    /// Signed (readable) or sealed (unreadable) tickets (`--seal`).
     pub seal: Seal,
     /// The shared secrets by key id, the signing key first; replicas holding the same keys
     /// accept each other's tickets.
     pub keys: Vec<(String, Vec<u8>)>,
+    /// Print every check's outcome on stderr (`--log-checks`).
     pub log_checks: bool,
     /// Where single use remembers redemptions: `redis://…` to share them between
     /// replicas; `None` for this process's memory.
@@ -37,6 +43,10 @@ pub struct ServerOptions {
 }
 
 impl ServerOptions {
+    /// The engine these options describe, serving the full demo catalog, with a Redis
+    /// redemption store when one is named. `Err` in a sentence for a lifetime out of range,
+    /// a bad or duplicated key, `--redemption` without `--single-use`, or a Redis URL the
+    /// store cannot use.
     pub fn build(&self) -> Result<Server, String> {
         check_ttl(self.ttl_s)?;
         let keys = self

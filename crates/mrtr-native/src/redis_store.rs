@@ -51,6 +51,8 @@ pub fn retention_ms(expires_s: u64, now_s: u64) -> u64 {
         .saturating_mul(1000)
 }
 
+/// A [`mrtr_core::redemption::RedemptionStore`] whose redemptions live in Redis, so every
+/// replica naming the same Redis refuses a ticket another already redeemed.
 pub struct RedisStore {
     client: redis::Client,
     /// One connection, opened on first use and again after a failure.

@@ -23,8 +23,11 @@ const TICK: Duration = Duration::from_secs(1);
 /// its end), or a failed read (the last item).
 #[derive(Debug)]
 pub enum Input {
+    /// A line's bytes, without its newline; not yet checked to be UTF-8.
     Line(Vec<u8>),
+    /// A line longer than [`MAX_LINE`], skipped; its length in bytes.
     TooLong(u64),
+    /// Reading failed; nothing more is read.
     Failed(std::io::Error),
 }
 
@@ -85,12 +88,16 @@ pub fn serve(
 /// One stdio connection without its streams: what the front does with each thing its reader
 /// saw, and with each tick of its clock. Both eras are served on it (the 2025-11-25 one once
 /// `initialize` opens it, through the core's legacy shim).
+/// One stdio connection's state, kept from line to line: the core's legacy `Connection`
+/// (whether the client sent `initialize`, its legacy capabilities, and the shim's calls
+/// waiting on it), so both eras are served on one connection.
 #[derive(Default)]
 pub struct Session {
     conn: Connection,
 }
 
 impl Session {
+    /// A connection that has received nothing yet.
     pub fn new() -> Session {
         Session {
             conn: Connection::new(),
@@ -145,6 +152,8 @@ pub struct Lines<R> {
 }
 
 impl<R: BufRead> Lines<R> {
+    /// Reads lines from `input`, each at most `max` bytes (longer ones are skipped and
+    /// reported as [`Input::TooLong`]).
     pub fn new(input: R, max: usize) -> Lines<R> {
         Lines {
             input,

@@ -21,6 +21,8 @@ pub const TIMED_OUT: &str = "timed out";
 /// Answers a server→client request (legacy era) with its result or error object.
 pub type OnRequest<'a> = &'a mut dyn FnMut(&Value) -> Value;
 
+/// How a client reaches a server: one message at a time, whatever carries it (HTTP or a
+/// child's stdio).
 pub trait Transport {
     /// Sends a request and waits for its response, answering any server→client request that
     /// arrives first.
@@ -55,6 +57,9 @@ pub struct HttpTransport {
 }
 
 impl HttpTransport {
+    /// A transport that POSTs to `url`, with `Authorization: Bearer` `bearer` if given, each
+    /// request bounded by 30 s; with `echo`, every message sent and received is printed on
+    /// stdout.
     pub fn new(url: &str, bearer: Option<String>, echo: bool) -> HttpTransport {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -248,6 +253,9 @@ pub struct StdioTransport {
 }
 
 impl StdioTransport {
+    /// Starts `command` (program, then arguments) with piped stdin and stdout (stderr passes
+    /// through) and a thread reading its output; with `echo`, every message sent and
+    /// received is printed on stdout. `Err` if the command is empty or cannot start.
     pub fn spawn(command: &[String], echo: bool) -> Result<StdioTransport, String> {
         let (prog, args) = command.split_first().ok_or("no server command given")?;
         let mut child = Command::new(prog)

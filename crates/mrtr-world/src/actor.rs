@@ -5,14 +5,20 @@
 pub enum Actor {
     /// The user and the host application that shows them questions.
     Host,
+    /// The MCP client, which talks to the servers for the host.
     Client,
+    /// The load balancer in front of the replicas.
     Balancer,
+    /// Server replica A.
     ReplicaA,
+    /// Server replica B, holding the same key as A.
     ReplicaB,
+    /// alice, who sends tickets that are not hers.
     Thief,
 }
 
 impl Actor {
+    /// Every actor, in the diagram's order.
     pub const ALL: [Actor; 6] = [
         Actor::Host,
         Actor::Client,
@@ -22,6 +28,7 @@ impl Actor {
         Actor::Thief,
     ];
 
+    /// A stable lowercase name, for markup and links.
     pub fn id(self) -> &'static str {
         match self {
             Actor::Host => "host",
@@ -33,6 +40,7 @@ impl Actor {
         }
     }
 
+    /// The actor's name as the page shows it.
     pub fn label(self) -> &'static str {
         match self {
             Actor::Host => "User: bob",
@@ -44,6 +52,7 @@ impl Actor {
         }
     }
 
+    /// True for the two server replicas.
     pub fn is_replica(self) -> bool {
         matches!(self, Actor::ReplicaA | Actor::ReplicaB)
     }
@@ -52,11 +61,14 @@ impl Actor {
 /// The two replicas behind the balancer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Replica {
+    /// Replica A.
     A,
+    /// Replica B.
     B,
 }
 
 impl Replica {
+    /// The replica as an actor of the diagram.
     pub fn actor(self) -> Actor {
         match self {
             Replica::A => Actor::ReplicaA,
@@ -64,6 +76,7 @@ impl Replica {
         }
     }
 
+    /// 0 for A, 1 for B: its place in the world's list of replicas.
     pub fn index(self) -> usize {
         match self {
             Replica::A => 0,
@@ -71,6 +84,7 @@ impl Replica {
         }
     }
 
+    /// `A` or `B`.
     pub fn name(self) -> &'static str {
         match self {
             Replica::A => "A",

@@ -121,7 +121,9 @@ pub fn reason(r: &Refusal) -> String {
 /// How the lesson draws one check's outcome: a symbol, and the same in words, so nothing
 /// rests on the glyph or its colour.
 pub trait StatusWords {
+    /// ✓ passed, ✗ failed, ? asked again, – not reached, ○ off.
     fn symbol(&self) -> &'static str;
+    /// The same in lowercase words: `passed`, `failed`, `asked again`, `not reached`, `off`.
     fn word(&self) -> &'static str;
 }
 

@@ -2,11 +2,16 @@
 
 use serde_json::Value;
 
+/// How a field of the retry compares with the call's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
+    /// Equal in both (or absent from both).
     Same,
+    /// In both, with different values.
     Changed,
+    /// Only in the retry.
     Added,
+    /// Only in the call.
     Removed,
 }
 
@@ -15,6 +20,7 @@ pub enum Change {
 pub struct FieldChange {
     /// `id`, `method`, or `params.<key>`.
     pub path: String,
+    /// How it differs.
     pub change: Change,
 }
 

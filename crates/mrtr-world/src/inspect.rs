@@ -16,15 +16,21 @@ use crate::knobs::Knobs;
 use crate::setup::{bob, judge, mint, with_ticket, Flow, Harm, Outcome};
 use crate::world::{replica_codec, EPOCH_S};
 
+/// A part of a ticket, as the inspector colours it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
+    /// `v1.` or `v1e.`.
     Prefix,
+    /// A signed ticket's base64url JSON payload.
     Payload,
+    /// A signed ticket's MAC.
     Signature,
+    /// A sealed ticket's body: nonce, ciphertext and tag.
     Sealed,
 }
 
 impl Part {
+    /// What the part is, in words, for the inspector's legend.
     pub fn label(self) -> &'static str {
         match self {
             Part::Prefix => "version",
@@ -38,6 +44,7 @@ impl Part {
 /// One claim of the payload.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
+    /// The claim's name (`tid`, `exp`, …).
     pub key: String,
     /// The value as JSON text.
     pub value: String,
@@ -49,22 +56,33 @@ pub struct Field {
     pub chars: Range<usize>,
 }
 
+/// A ticket taken apart, with what replica B makes of the honest retry carrying it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inspection {
+    /// The ticket inspected.
     pub ticket: String,
+    /// Its parts, each with the characters it spans.
     pub parts: Vec<(Part, Range<usize>)>,
     /// The decoded payload, as far as it decodes.
     pub payload: Option<String>,
+    /// The payload's top-level claims, in order, as far as they can be read (none for a
+    /// sealed ticket).
     pub fields: Vec<Field>,
     /// Where the ticket stops making sense, if it does.
     pub problem: Option<String>,
+    /// B's checks on the ticket.
     pub verdict: Verdict,
+    /// B's response to the retry.
     pub response: Value,
+    /// What the retry came to.
     pub outcome: Outcome,
     /// What went wrong, when B did work bob never confirmed.
     pub harm: Option<Harm>,
+    /// The outcome in plain words.
     pub answer: String,
+    /// The first failed check and its reason, as B's log has it.
     pub detail: Option<String>,
+    /// When the retry is sent: t on the world's clock, in seconds (A minted at t = 0).
     pub at_s: u64,
     /// A signed ticket's signature, beside the one replica B computes for its payload.
     pub signature: Option<SignatureCheck>,
@@ -77,12 +95,14 @@ pub struct Inspection {
 /// carries: the signature check passes only when they are equal.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignatureCheck {
+    /// The signature the ticket carries, as its text.
     pub carried: String,
     /// `Err` says why B cannot compute one (an unknown key id, a payload that does not decode).
     pub computed: Result<String, String>,
 }
 
 impl SignatureCheck {
+    /// True when B's computed signature equals the carried one.
     pub fn matches(&self) -> bool {
         self.computed.as_deref() == Ok(self.carried.as_str())
     }

@@ -13,20 +13,25 @@ pub enum StoreMode {
     PerReplica,
 }
 
+/// Every setting of one world: its tickets, its replicas' checks and its randomness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Knobs {
     /// Ticket lifetime in seconds.
     pub ttl_s: u64,
+    /// How the replicas protect tickets.
     pub seal: Seal,
+    /// The replicas refuse a ticket's second redemption.
     pub single_use: bool,
+    /// Where single use remembers redemptions.
     pub store: StoreMode,
     /// Both replicas answer a retry without its answer the naive way: a brand-new ticket,
     /// the redemption store never asked (see `ServerConfig::naive_ask_again`).
     pub naive_ask_again: bool,
     /// Replica B holds a different key from A (and so refuses A's tickets).
     pub b_key_differs: bool,
-    /// The checks each replica runs.
+    /// The checks replica A runs.
     pub policy_a: CheckPolicy,
+    /// The checks replica B runs.
     pub policy_b: CheckPolicy,
     /// Seed for ticket ids and nonces.
     pub seed: u64,

@@ -15,22 +15,37 @@ use crate::setup::{
     Harm, Outcome,
 };
 
+/// What the reader can do with bob's ticket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Move {
+    /// Send the honest retry: the answer and the ticket unchanged.
     Honest,
+    /// Edit the ticket's payload from staging to prod, keeping its signature.
     EditToProd,
+    /// alice sends bob's retry with her own token.
     AliceReplays,
+    /// Send the honest retry after the ticket has expired.
     WaitFiveMinutes,
+    /// Attach the staging ticket to a deploy to prod.
     AttachToProd,
+    /// Send the honest retry, then the same again (to the other replica).
     SendTwice,
+    /// Retry with the ticket but without the answer.
     WithoutAnswer,
+    /// Change one character of the ticket.
     ChangeOneChar,
+    /// Send a ticket for prod signed with a key the thief made up.
     Forge,
+    /// Deploy, then send the spent ticket again without its answer, to be asked again and
+    /// handed a fresh ticket.
     Launder,
+    /// Answer with a sampling result where the confirmation belongs, then use the ticket
+    /// that comes back, late.
     Renew,
 }
 
 impl Move {
+    /// Every move, in the order the bench lists them.
     pub const ALL: [Move; 11] = [
         Move::Honest,
         Move::EditToProd,
@@ -45,6 +60,7 @@ impl Move {
         Move::Renew,
     ];
 
+    /// A stable name for links (`move=` in the fragment).
     pub fn id(self) -> &'static str {
         match self {
             Move::Honest => "honest",
@@ -61,6 +77,7 @@ impl Move {
         }
     }
 
+    /// The move [`Move::id`] names `s`; `None` for any other text.
     pub fn from_id(s: &str) -> Option<Move> {
         Move::ALL.into_iter().find(|m| m.id() == s)
     }
@@ -85,6 +102,7 @@ impl Move {
         }
     }
 
+    /// The move as the bench offers it, in a short imperative sentence.
     pub fn label(self) -> &'static str {
         match self {
             Move::Honest => "Send the honest retry",
@@ -139,27 +157,38 @@ pub fn default_times() -> [u64; Move::ALL.len()] {
 /// One request of a move and what came of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attempt {
+    /// What was sent, in words.
     pub what: String,
     /// The replica the balancer sent it to.
     pub replica: Replica,
+    /// The bearer token it carried (`bob-token`, `alice-token`): who sent it.
     pub bearer: String,
+    /// When it was sent, seconds after the mint.
     pub at_s: u64,
+    /// The request sent.
     pub request: Value,
+    /// The replica's response (`null` if none).
     pub response: Value,
+    /// The replica's checks on the ticket.
     pub verdict: Verdict,
+    /// What it came to.
     pub outcome: Outcome,
     /// What went wrong, when the attempt did work bob never confirmed.
     pub harm: Option<Harm>,
+    /// The outcome in plain words.
     pub answer: String,
     /// The reason in the server's log; never on the wire.
     pub detail: Option<String>,
+    /// The result's text when the attempt deployed something.
     pub deployed: Option<String>,
 }
 
 /// A move played out: the ticket it started from and every request it made.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Played {
+    /// The ticket A minted for bob, that the move started from.
     pub ticket: String,
+    /// Every request the move sent, in order.
     pub attempts: Vec<Attempt>,
 }
 
@@ -186,6 +215,7 @@ impl Upshot {
         Upshot::Refused(Check::SingleUse),
     ];
 
+    /// The prediction as the bench offers it.
     pub fn label(self) -> &'static str {
         match self {
             Upshot::Deployed => "It deploys",
@@ -325,6 +355,7 @@ impl Played {
         }
     }
 
+    /// How many attempts deployed.
     pub fn deploys(&self) -> usize {
         self.attempts
             .iter()
@@ -337,8 +368,11 @@ impl Played {
 /// the ticket it started from and of the one the server handed back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Renewal {
+    /// The first ticket's deadline.
     pub first_exp_s: u64,
+    /// The deadline of the ticket handed back.
     pub renewed_exp_s: u64,
+    /// The ticket handed back has the first one's id (single use covers both).
     pub same_id: bool,
 }
 
@@ -361,14 +395,16 @@ fn sampling_shaped(retry: &Value) -> Value {
     r
 }
 
-/// A ticket for prod, minted with a key nobody else holds.
-fn forged(real: &Claims) -> String {
+/// A ticket for prod, minted with a key nobody else holds; `None` if it cannot be minted
+/// (never, for the claims of a ticket the server minted).
+fn forged(real: &Claims) -> Option<String> {
     let key = Key::new("k1", b"a key I made up, 32 bytes long!!")
         .unwrap_or_else(|_| unreachable!("32-byte key"));
     let mut claims = real.clone();
     claims.state = serde_json::json!({"env": "prod"});
     Codec::new(Keyring::new(key), mrtr_core::ticket::Seal::Signed)
         .mint(&claims, &mut SeededEntropy::new(1))
+        .ok()
 }
 
 /// Changes one character in the middle of the signature (or the sealed body).
@@ -485,7 +521,7 @@ pub fn play_at(knobs: Knobs, mv: Move, at_s: u64) -> Option<Played> {
         Move::Forge => vec![(
             bob(),
             at_s,
-            with_ticket(&honest(3), &forged(&m.claims)),
+            with_ticket(&honest(3), &forged(&m.claims)?),
             "a ticket for prod signed with a made-up key".into(),
         )],
         Move::Launder => vec![

@@ -18,15 +18,22 @@ use crate::world::{EPOCH_S, SHARED_SECRET};
 /// Where a line sits, so the two eras line up side by side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Phase {
+    /// Getting started: `server/discover`, or `initialize` in the legacy era.
     Open,
+    /// The client's call.
     Call,
+    /// The server asking for input.
     Ask,
+    /// The client's answer: the retry, or the legacy reply to the server's request.
     Answer,
+    /// The call's result.
     Finish,
+    /// A request naming a protocol version the server does not speak (-32022).
     Version,
 }
 
 impl Phase {
+    /// Every phase, in the order the transcripts run.
     pub const ALL: [Phase; 6] = [
         Phase::Open,
         Phase::Call,
@@ -36,6 +43,7 @@ impl Phase {
         Phase::Version,
     ];
 
+    /// The phase's heading in the side-by-side view.
     pub fn title(self) -> &'static str {
         match self {
             Phase::Open => "Opening",
@@ -48,11 +56,14 @@ impl Phase {
     }
 }
 
+/// One message of a transcript.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawLine {
     /// True for client → server (`-->`).
     pub outgoing: bool,
+    /// The message.
     pub json: Value,
+    /// Where it sits.
     pub phase: Phase,
     /// Set on a request the server sent the client while one of the client's own requests
     /// was still waiting for its answer: read off the lines, never typed in.
@@ -67,6 +78,7 @@ pub struct MidRequest {
     pub method: String,
     /// The client's request still waiting: its id and method.
     pub pending_id: Value,
+    /// The method of that waiting request.
     pub pending_method: String,
 }
 
@@ -91,9 +103,12 @@ impl RawLine {
     }
 }
 
+/// One transcript: an era over one transport.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lane {
+    /// Its heading.
     pub title: String,
+    /// Its messages, in order.
     pub lines: Vec<RawLine>,
 }
 
@@ -106,6 +121,7 @@ impl Lane {
             .collect()
     }
 
+    /// Every line as the lab prints it ([`RawLine::text`]), one per line.
     pub fn text(&self) -> String {
         self.lines.iter().map(|l| l.text() + "\n").collect()
     }

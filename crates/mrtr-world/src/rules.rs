@@ -8,8 +8,11 @@ use mrtr_core::wire::{
 use mrtr_core::{CallContext, FixedClock, Key, Principal, SeededEntropy, Server};
 use serde_json::{json, Value};
 
+use crate::kinds::KindLabel;
 use crate::world::{EPOCH_S, SHARED_SECRET};
 
+/// The methods the explorer offers: the three that may answer `input_required`, then
+/// three listings and discovery, which never do.
 pub const METHODS: [&str; 7] = [
     "tools/call",
     "prompts/get",
@@ -19,6 +22,7 @@ pub const METHODS: [&str; 7] = [
     "resources/list",
     "server/discover",
 ];
+/// The kinds of input the explorer shows, each with whether a request may be asked for it.
 pub const KINDS: [InputKind; 4] = [
     InputKind::ElicitForm,
     InputKind::ElicitUrl,
@@ -26,16 +30,21 @@ pub const KINDS: [InputKind; 4] = [
     InputKind::Roots,
 ];
 
+/// What the server answered the explorer's request.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
     /// `input_required`, asking for these kinds.
     Asked(Vec<InputKind>),
+    /// A complete result.
     Complete,
     /// A capability was missing: the code the server sent (-32021) and what it required.
     MissingCapability {
+        /// The error code.
         code: i64,
+        /// The error's `requiredCapabilities` (`null` if absent).
         required: Value,
     },
+    /// Any other error: its code and message.
     Error(i64, String),
 }
 
@@ -53,16 +62,22 @@ impl Answer {
     }
 }
 
+/// One request of the rules explorer and what came of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Exploration {
+    /// The method explored.
     pub method: String,
     /// Whether this method may ever answer `input_required`.
     pub may_ask: bool,
     /// Each kind of input, and whether this request allows asking for it.
     pub allowed: Vec<(InputKind, bool)>,
+    /// The request sent.
     pub request: Value,
+    /// The server's response (`null` if none).
     pub response: Value,
+    /// What the response came to.
     pub answer: Answer,
+    /// Why the server answered so, in a sentence or two.
     pub explanation: String,
 }
 
@@ -102,6 +117,8 @@ fn kinds_label(kinds: &[InputKind]) -> String {
         .join(", ")
 }
 
+/// Sends the lab's server one `method` request declaring `caps`, as bob (the lesson's deploy
+/// for `tools/call`), and reads what it answered.
 pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
     let server =
         Server::lab(Key::new("k1", SHARED_SECRET).unwrap_or_else(|_| unreachable!("32-byte key")));

@@ -22,6 +22,7 @@ pub enum Ending {
 }
 
 impl Ending {
+    /// A stable name for links: `honest` or `tampered`.
     pub fn id(self) -> &'static str {
         match self {
             Ending::Honest => "honest",
@@ -29,6 +30,7 @@ impl Ending {
         }
     }
 
+    /// The ending [`Ending::id`] names `s`; `None` for any other text.
     pub fn from_id(s: &str) -> Option<Ending> {
         match s {
             "honest" => Some(Ending::Honest),

@@ -12,22 +12,28 @@ use crate::knobs::Knobs;
 use crate::trace::MessageKind;
 use crate::world::World;
 
+/// The common start, played: the world as it stands after A minted bob's ticket.
 pub struct Minted {
+    /// The world, its trace up to the mint.
     pub world: World,
     /// The first call.
     pub call: Value,
     /// A's `input_required` response.
     pub response: Value,
+    /// The ticket A minted.
     pub ticket: String,
+    /// What it carries.
     pub claims: Claims,
     /// The honest retry: new id, the answer, the ticket byte for byte.
     pub retry: Value,
 }
 
+/// The user of the lesson, whose ticket it is.
 pub fn bob() -> Principal {
     Principal::user("bob")
 }
 
+/// The thief: another caller, holding bob's ticket.
 pub fn alice() -> Principal {
     Principal::user("alice")
 }
@@ -99,6 +105,7 @@ pub fn without_answer(retry: &Value) -> Value {
     r
 }
 
+/// The message with another JSON-RPC id.
 pub fn with_id(msg: &Value, id: i64) -> Value {
     let mut m = msg.clone();
     m["id"] = json!(id);
@@ -115,12 +122,16 @@ pub enum Outcome {
     AskedAgain,
     /// Refused, at the first failed check when one failed, with the error code sent.
     Refused {
+        /// The first check that failed; `None` when no check did (e.g. a malformed request).
         check: Option<Check>,
+        /// The error code, if the response was an error.
         code: Option<i64>,
     },
 }
 
 impl Outcome {
+    /// Reads the outcome off a response and the verdict on its ticket: an error (or no
+    /// result) is a refusal, `input_required` is asked again, else the result's text.
     pub fn of(response: &Value, verdict: &Verdict) -> Outcome {
         if response.get("error").is_some() || response.get("result").is_none() {
             return Outcome::Refused {
@@ -138,6 +149,7 @@ impl Outcome {
         Outcome::Completed(text.to_owned())
     }
 
+    /// True when the work was done.
     pub fn completed(&self) -> bool {
         matches!(self, Outcome::Completed(_))
     }
@@ -158,6 +170,7 @@ pub enum HarmKind {
 }
 
 impl HarmKind {
+    /// A stable name for markup and tests.
     pub fn id(self) -> &'static str {
         match self {
             HarmKind::OtherCaller => "other-caller",
@@ -172,7 +185,9 @@ impl HarmKind {
 /// wrong in a sentence (the fact, then why B let it through, read off its verdict).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Harm {
+    /// Which attack.
     pub kind: HarmKind,
+    /// The fact, then why B let it through, in a sentence.
     pub what_went_wrong: String,
 }
 
@@ -197,6 +212,7 @@ pub struct Flow {
     pub deadline_s: u64,
     /// The id of that ticket.
     pub tid: String,
+    /// Deploys done on this confirmation so far.
     pub deploys: usize,
 }
 
@@ -316,14 +332,17 @@ impl Flow {
 /// What a replica made of one request, as the widgets show it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judgement {
+    /// The replica's response (`null` if it sent none).
     pub response: Value,
     /// The checks on the ticket (empty when the request carried none).
     pub verdict: Verdict,
+    /// What the request came to.
     pub outcome: Outcome,
     /// What the work done was, when it was harm: never drawn as a success.
     pub harm: Option<Harm>,
+    /// The outcome in plain words ([`answer_words`], or the harm done).
     pub answer: String,
-    /// The reason the server logged (never sent).
+    /// The first failed check and its reason, as the server's log has it (never sent).
     pub detail: Option<String>,
 }
 
@@ -363,11 +382,11 @@ pub fn judge(
     }
 }
 
-/// What the server's answer means, in plain words.
 /// What a client does after its retry is refused: the ticket is spent or spoiled, so it
 /// starts the request over.
 pub const AFTER_A_REFUSAL: &str = "What a client does next: start over with the same call and no ticket, which brings a fresh question and a fresh ticket. The error is the same whatever failed, so whoever sent a forged or stolen ticket learns nothing from it.";
 
+/// What the server's answer means, in plain words.
 pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value, seal: Seal) -> String {
     match outcome {
         Outcome::Completed(text) => format!("Accepted: {text}."),

@@ -9,12 +9,19 @@ use crate::actor::Actor;
 /// What a message is, for captions and colours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MessageKind {
+    /// The client's first request of a call.
     Call,
+    /// A server's `input_required` result.
     InputRequired,
+    /// The client passing the server's questions to the host (the user).
     Question,
+    /// The host's answers back to the client.
     Answer,
+    /// The client's retry, with the answers and the ticket.
     Retry,
+    /// A server's final result.
     Complete,
+    /// An error response.
     Error,
 }
 
@@ -33,71 +40,102 @@ impl MessageKind {
     }
 }
 
+/// What one event of a trace is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
     /// A message crossed an edge. `json` is the exact JSON-RPC message where there is one
     /// (host↔client traffic is the host's own UI, shown as a plain object).
     Sent {
+        /// The sender.
         from: Actor,
+        /// The receiver.
         to: Actor,
+        /// What the message is.
         kind: MessageKind,
+        /// The message.
         json: Value,
     },
     /// The balancer chose a replica.
     Routed {
+        /// The replica chosen.
         to: Actor,
+        /// Why, in words.
         why: String,
     },
+    /// A replica minted a ticket into its `input_required` result.
     TicketMinted {
+        /// The replica.
         by: Actor,
+        /// The ticket as sent.
         ticket: String,
+        /// What it carries.
         claims: Claims,
     },
     /// A replica ran the checks on a returned ticket.
     Checked {
+        /// The replica.
         by: Actor,
+        /// The ticket as it arrived.
         ticket: String,
+        /// Every check's outcome.
         verdict: Verdict,
     },
     /// A replica finished answering and kept nothing.
     Forgot {
+        /// The replica.
         replica: Actor,
     },
     /// The ticket was changed on its way back.
     Edited {
+        /// Who changed it.
         by: Actor,
+        /// The ticket before.
         before: String,
+        /// The ticket after.
         after: String,
+        /// The change, in words.
         what: String,
     },
     /// The virtual clock moved on.
     ClockAdvanced {
+        /// The new time, seconds since the scenario began.
         to_s: u64,
     },
+    /// A replica completed the call.
     Completed {
+        /// The replica.
         by: Actor,
+        /// The result's first text block (`completed` if it has none).
         text: String,
     },
+    /// A replica refused the request.
     Refused {
+        /// The replica.
         by: Actor,
+        /// The error it sent.
         error: RpcError,
+        /// Why, as its log says.
         detail: String,
     },
 }
 
+/// One thing that happened, at a time on the virtual clock.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
     /// Stable within a trace: its position.
     pub id: usize,
     /// Seconds since the scenario began, on the virtual clock.
     pub at_s: u64,
+    /// What happened.
     pub kind: EventKind,
 }
 
 /// A step of the story: a caption over a run of events.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
+    /// The step's heading.
     pub title: String,
+    /// What the step shows, in a sentence or two.
     pub caption: String,
     /// Indices into `Trace::events`.
     pub events: std::ops::Range<usize>,
@@ -105,9 +143,12 @@ pub struct Step {
     pub focus: Actor,
 }
 
+/// A whole run: its events and the steps the story groups them into.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Trace {
+    /// Every event, in order (an event's id is its index).
     pub events: Vec<Event>,
+    /// The story's steps, in order.
     pub steps: Vec<Step>,
     /// The bearer token the client's requests carry (on HTTP: who is calling, the principal).
     pub bearer: Option<String>,
@@ -150,6 +191,7 @@ impl Trace {
         first_verdict(self.events_until(step))
     }
 
+    /// The first ticket minted in the trace.
     pub fn minted_ticket(&self) -> Option<&str> {
         self.events.iter().find_map(|e| match &e.kind {
             EventKind::TicketMinted { ticket, .. } => Some(ticket.as_str()),

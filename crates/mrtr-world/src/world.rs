@@ -37,17 +37,22 @@ pub fn replica_codec(knobs: &Knobs, r: Replica) -> Codec {
     Codec::new(Keyring::new(k), knobs.seal)
 }
 
+/// One run of the simulation, recording its trace as a scenario drives it.
 pub struct World {
+    /// The settings it was built with.
     pub knobs: Knobs,
     now_s: u64,
     rng: SeededEntropy,
     replicas: [Server; 2],
+    /// The real client engine (form elicitation declared; ids start at 2).
     pub client: Client,
     trace: Trace,
     step_start: usize,
 }
 
 impl World {
+    /// A world at time 0 with two replicas of the lab's server built from `knobs` (sharing
+    /// one redemption store when the knobs say so) and an empty trace.
     pub fn new(knobs: Knobs) -> World {
         let replica = |r: Replica| {
             Server::new(
@@ -118,6 +123,7 @@ impl World {
         }
     }
 
+    /// Records a message from `from` to `to`.
     pub fn send(&mut self, from: Actor, to: Actor, kind: MessageKind, json: Value) {
         self.push(EventKind::Sent {
             from,
@@ -127,6 +133,7 @@ impl World {
         });
     }
 
+    /// Records the balancer choosing `to`, and why.
     pub fn route(&mut self, to: Replica, why: impl Into<String>) {
         self.push(EventKind::Routed {
             to: to.actor(),
@@ -134,12 +141,14 @@ impl World {
         });
     }
 
+    /// Records that `replica` finished answering and kept nothing.
     pub fn forgot(&mut self, replica: Replica) {
         self.push(EventKind::Forgot {
             replica: replica.actor(),
         });
     }
 
+    /// Records `by` changing the ticket from `before` to `after` (`what`: the change in words).
     pub fn edited(&mut self, by: Actor, before: &str, after: &str, what: impl Into<String>) {
         self.push(EventKind::Edited {
             by,
@@ -213,6 +222,7 @@ impl World {
         self.trace.bearer = Some(token);
     }
 
+    /// Ends the run: events after the last step become a final step, "The end"; the trace.
     pub fn finish(mut self) -> Trace {
         if self.step_start < self.trace.events.len() {
             self.step("The end", "", Actor::Client);
