@@ -11,8 +11,9 @@ pub mod rows;
 pub mod sim;
 pub mod variants;
 
+use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{AgreeableHost, Client, Step};
-use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse, ResultType};
+use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse};
 use serde_json::{json, Map, Value};
 
 pub use file::{FileRow, ReadError, ReportFile, MAX_REPORT_BYTES};
@@ -232,29 +233,24 @@ enum Answer {
 }
 
 impl Answer {
+    /// The core's reading of the body ([`classify`]); a body that is no response is broken,
+    /// with the HTTP status when there was one.
     fn of(ex: &Exchange) -> Answer {
-        let b = &ex.body;
-        if let Some(e) = b.get("error") {
-            return Answer::Error(
-                e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                e.get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-            );
-        }
-        match b.get("result").map(ResultType::of) {
-            Some(Ok(ResultType::Complete)) => Answer::Complete,
-            Some(Ok(ResultType::InputRequired)) => Answer::Asked(
-                b.pointer("/result/requestState")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+        match classify(&ex.body) {
+            Answered::Complete(_) => Answer::Complete,
+            answered @ Answered::InputRequired(_) => {
+                Answer::Asked(answered.request_state().map(str::to_owned))
+            }
+            Answered::Error(e) => Answer::Error(e.code, e.message),
+            // A body with neither member is no response at all (an HTTP error page, a
+            // closed connection…): said so, with the status; any other, by what is wrong.
+            Answered::Malformed(why) => Answer::Broken(
+                match (ex.status, ex.body.get("result").or(ex.body.get("error"))) {
+                    (_, Some(_)) => why,
+                    (Some(s), None) => format!("HTTP {s} without a JSON-RPC response"),
+                    (None, None) => "no JSON-RPC response".into(),
+                },
             ),
-            Some(Err(e)) => Answer::Broken(e),
-            None => Answer::Broken(match ex.status {
-                Some(s) => format!("HTTP {s} without a JSON-RPC response"),
-                None => "no JSON-RPC response".into(),
-            }),
         }
     }
 

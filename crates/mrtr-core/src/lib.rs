@@ -16,6 +16,7 @@
 //! - [`client`]: the client engine.
 //! - [`legacy`]: one connection serving both eras, with the 2025-11-25 shim.
 
+pub mod answered;
 pub mod canonical;
 pub mod catalog;
 pub mod checks;

@@ -2,6 +2,7 @@
 //! ticket and message in them comes from running the core.
 
 use crate::checks::{CheckWords, SealWords};
+use mrtr_core::answered::{classify, Answered};
 use mrtr_core::checks::Status;
 use mrtr_core::ticket::{anatomy, rewrite_payload};
 use mrtr_core::{AgreeableHost, Principal, Step as ClientStep};
@@ -130,7 +131,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     };
     // What bob is about to confirm: the flow the retry belongs to.
     let mut flow = reply.minted().map(|(_, c)| crate::setup::Flow::of(c));
-    let asked = resp.pointer("/result/resultType") == Some(&json!("input_required"));
+    let asked = matches!(classify(&resp), Answered::InputRequired(_));
     w.send(
         Actor::ReplicaA,
         Actor::Balancer,
