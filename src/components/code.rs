@@ -7,7 +7,7 @@ use super::roundtrip::NARROW;
 use mrtr_core::checks::Check;
 use mrtr_world::checks::CheckWords;
 
-use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, Phase};
+use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, PhaseWords};
 use crate::state::highlight::lines;
 use crate::state::link::{Link, Widget};
 use crate::state::sdk_table::{guard_name, left_to_you, table, variants};
@@ -88,10 +88,8 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
         let n = titles.with(Vec::len);
         link.with(|l| l.step).min(n.saturating_sub(1))
     });
-    let phase = Memo::new(move |_| {
-        let refused = trace.with(|t| t.outcome().is_some_and(|o| o.is_err()));
-        Phase::of(step.get(), titles.with(Vec::len), refused)
-    });
+    // What the server's code does at this step, as the trace's events say.
+    let phase = Memo::new(move |_| trace.with(|t| t.server_phase(step.get())));
     let seal = Memo::new(move |_| trace.with(|t| t.seal));
     let shown = Memo::new(move |_| marks(lang.get(), phase.get(), seal.get()));
     // Announced only when the reader works this widget, not while the round trip plays.
