@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::roundtrip::NARROW;
+use mrtr_audit::Status;
 use mrtr_core::checks::Check;
 use mrtr_world::checks::CheckWords;
 
@@ -228,7 +229,7 @@ pub fn ReadTheCode(link: RwSignal<Link>) -> impl IntoView {
                                 let evidence = v
                                     .evidence
                                     .iter()
-                                    .map(|(id, x)| format!("{id}: {x}"))
+                                    .map(|(id, x)| format!("{id}: {}", x.map_or("missing", Status::word)))
                                     .collect::<Vec<_>>()
                                     .join(", ");
                                 view! {

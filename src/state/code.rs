@@ -364,6 +364,7 @@ pub fn marks(lang: Lang, phase: ServerPhase, seal: Seal) -> Vec<Mark> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mrtr_audit::Status;
 
     const PHASES: [ServerPhase; 5] = [
         ServerPhase::FirstCall,
@@ -547,8 +548,8 @@ mod tests {
                     assert_eq!(said.len(), rows.len(), "{words}");
                     for e in &rows {
                         let v = &e.verdicts[column];
-                        let mixed = v.evidence.iter().any(|(_, x)| x == "pass")
-                            && v.evidence.iter().any(|(_, x)| x == "fail");
+                        let mixed = v.evidence.iter().any(|(_, x)| *x == Some(Status::Pass))
+                            && v.evidence.iter().any(|(_, x)| *x == Some(Status::Fail));
                         let name = format!(
                             "{}{}",
                             guard_name(e.guard),

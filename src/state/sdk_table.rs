@@ -5,7 +5,7 @@
 //! the payload is refused is a second spelling, not a broken signature). Nothing here is
 //! typed in by hand but the advice on how to add what is missing.
 
-use mrtr_audit::{Guard, Row, ROWS};
+use mrtr_audit::{Guard, Row, Status, ROWS};
 use mrtr_core::checks::Check;
 use mrtr_world::checks::CheckWords;
 use serde_json::Value;
@@ -110,8 +110,9 @@ pub fn variants(lang: Lang) -> &'static [Variant] {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
     pub cell: Cell,
-    /// The audit rows and their verdicts, e.g. `("other-token", "fail")`.
-    pub evidence: Vec<(&'static str, String)>,
+    /// The audit rows and their verdicts, e.g. `("other-token", Some(Status::Fail))`; `None`
+    /// when the expected verdicts have none for the row.
+    pub evidence: Vec<(&'static str, Option<Status>)>,
 }
 
 /// One row of an SDK's table: a verdict per audited server, and what to do about a gap in
@@ -139,11 +140,11 @@ fn advice(lang: Lang, g: Guard, cell: Cell) -> &'static str {
     }
 }
 
-fn status<'a>(verdicts: &'a serde_json::Map<String, Value>, id: &str) -> &'a str {
+fn status(verdicts: &serde_json::Map<String, Value>, id: &str) -> Option<Status> {
     verdicts
         .get(id)
         .and_then(Value::as_str)
-        .unwrap_or("missing")
+        .and_then(Status::from_id)
 }
 
 /// The protection a row's verdict counts for in one server's column: the row's own guard,
@@ -153,16 +154,19 @@ fn status<'a>(verdicts: &'a serde_json::Map<String, Value>, id: &str) -> &'a str
 /// ignores a last character's unused bits reads it, and it counts for one spelling per ticket.
 pub fn filed_under(row: &Row, verdicts: &serde_json::Map<String, Value>) -> Guard {
     let signature = Guard::Check(Check::Signature);
-    if row.id != "substitution" || row.guard != signature || status(verdicts, row.id) != "fail" {
+    if row.id != "substitution"
+        || row.guard != signature
+        || status(verdicts, row.id) != Some(Status::Fail)
+    {
         return row.guard;
     }
-    let others: Vec<&str> = ROWS
+    let others: Vec<Option<Status>> = ROWS
         .iter()
         .filter(|r| r.guard == signature && r.id != row.id)
         .map(|r| status(verdicts, r.id))
-        .filter(|v| *v != "skipped")
+        .filter(|v| *v != Some(Status::Skipped))
         .collect();
-    if !others.is_empty() && others.iter().all(|v| *v == "pass") {
+    if !others.is_empty() && others.iter().all(|v| *v == Some(Status::Pass)) {
         Guard::Encoding
     } else {
         row.guard
@@ -170,14 +174,14 @@ pub fn filed_under(row: &Row, verdicts: &serde_json::Map<String, Value>) -> Guar
 }
 
 fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> Verdict {
-    let evidence: Vec<(&'static str, String)> = ROWS
+    let evidence: Vec<(&'static str, Option<Status>)> = ROWS
         .iter()
         .filter(|r| filed_under(r, verdicts) == guard)
-        .map(|r| (r.id, status(verdicts, r.id).to_owned()))
+        .map(|r| (r.id, status(verdicts, r.id)))
         .collect();
-    let cell = if evidence.iter().any(|(_, v)| v == "fail") {
+    let cell = if evidence.iter().any(|(_, v)| *v == Some(Status::Fail)) {
         Cell::YouAdd
-    } else if evidence.iter().any(|(_, v)| v == "pass") {
+    } else if evidence.iter().any(|(_, v)| *v == Some(Status::Pass)) {
         Cell::SdkDoes
     } else {
         Cell::NotTested
@@ -230,8 +234,8 @@ pub fn column_words(lang: Lang, column: usize) -> Option<String> {
                 .filter_map(|e| {
                     let v = e.verdicts.get(column)?;
                     (v.cell == cell).then(|| {
-                        let partly = v.evidence.iter().any(|(_, x)| x == "pass")
-                            && v.evidence.iter().any(|(_, x)| x == "fail");
+                        let partly = v.evidence.iter().any(|(_, x)| *x == Some(Status::Pass))
+                            && v.evidence.iter().any(|(_, x)| *x == Some(Status::Fail));
                         format!(
                             "{}{}",
                             guard_name(e.guard),
@@ -315,11 +319,11 @@ mod tests {
         assert!(signature.verdicts[0]
             .evidence
             .iter()
-            .all(|(id, v)| *id != "substitution" && v != "fail"));
+            .all(|(id, v)| *id != "substitution" && *v != Some(Status::Fail)));
         let encoding = row(Guard::Encoding);
         assert!(encoding.verdicts[0]
             .evidence
-            .contains(&("substitution", "fail".to_owned())));
+            .contains(&("substitution", Some(Status::Fail))));
         // A server whose signature check is off fails substitution as a signature failure.
         let mut broken: serde_json::Map<String, Value> = serde_json::from_str::<Value>(EXPECTED)
             .unwrap()["ts-sdk-example"]
@@ -370,7 +374,7 @@ mod tests {
                 assert_eq!(e.verdicts.len(), variants(lang).len());
                 for v in &e.verdicts {
                     assert!(!v.evidence.is_empty());
-                    assert!(v.evidence.iter().all(|(_, x)| x != "missing"), "{e:?}");
+                    assert!(v.evidence.iter().all(|(_, x)| x.is_some()), "{e:?}");
                 }
                 let example = e.verdicts[0].cell;
                 assert_eq!(e.advice.is_empty(), example == Cell::SdkDoes, "{e:?}");

@@ -14,6 +14,7 @@ pub mod variants;
 use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{AgreeableHost, Client, Step};
 use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse};
+use mrtr_world::checks::glyph;
 use serde_json::{json, Map, Value};
 
 pub use file::{FileRow, ReadError, ReportFile, MAX_REPORT_BYTES};
@@ -114,12 +115,28 @@ impl Status {
         Status::ALL.into_iter().find(|x| x.id() == s)
     }
 
-    /// ✓ ✗ –, always beside a word or in a table with a legend (never alone).
+    /// ✓ ✗ –, the lesson's glyphs ([`glyph`]), always beside a word or in a table with a
+    /// legend (never alone).
     pub fn symbol(self) -> &'static str {
         match self {
-            Status::Pass => "✓",
-            Status::Fail => "✗",
-            Status::Skipped => "–",
+            Status::Pass => glyph::YES,
+            Status::Fail => glyph::NO,
+            Status::Skipped => glyph::NOT_RUN,
+        }
+    }
+
+    /// The word the page shows beside the symbol: the id ("pass", "fail", "skipped").
+    pub fn word(self) -> &'static str {
+        self.id()
+    }
+
+    /// The command line's word, five characters at most for its column, a failure shouted:
+    /// "pass", "FAIL", "skip".
+    pub fn tag(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "FAIL",
+            Status::Skipped => "skip",
         }
     }
 }
@@ -1137,6 +1154,27 @@ mod tries {
                 args.to_string(),
                 "the first try is the caller's own call"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::Status;
+    use mrtr_core::checks::{Refusal, Status as CheckStatus};
+    use mrtr_world::checks::StatusWords;
+
+    #[test]
+    fn a_rows_symbol_is_the_lessons_glyph_for_the_same_outcome() {
+        assert_eq!(Status::Pass.symbol(), CheckStatus::Passed.symbol());
+        assert_eq!(
+            Status::Fail.symbol(),
+            CheckStatus::Failed(Refusal::WrongArguments).symbol()
+        );
+        assert_eq!(Status::Skipped.symbol(), CheckStatus::NotReached.symbol());
+        for s in Status::ALL {
+            assert_eq!(Status::from_id(s.word()), Some(s));
+            assert!(s.tag().chars().count() <= 5, "{s:?}");
         }
     }
 }
