@@ -1,5 +1,5 @@
 use leptos::prelude::*;
-use mrtr_audit::levels_words;
+use mrtr_audit::{levels_words, Status};
 use wasm_bindgen::JsCast;
 
 use super::page_link::{use_link, EditLink};
@@ -94,14 +94,18 @@ pub fn AuditCard() -> impl IntoView {
 fn card(r: ReportView) -> impl IntoView {
     let ok = r.ok();
     let verdict = r.verdict();
-    let group = |status: &str| -> Vec<RowView> {
+    let group = |status: Status| -> Vec<RowView> {
         r.rows
             .iter()
             .filter(|x| x.status == status)
             .cloned()
             .collect()
     };
-    let (failed, passed, skipped) = (group("fail"), group("pass"), group("skipped"));
+    let (failed, passed, skipped) = (
+        group(Status::Fail),
+        group(Status::Pass),
+        group(Status::Skipped),
+    );
     view! {
         <div class="report" data-testid="audit-report">
             <p class=if ok { "verdict ok" } else { "verdict refused" } role="status" data-testid="audit-verdict">
@@ -131,11 +135,11 @@ fn rows(list: Vec<RowView>) -> impl IntoView {
                 .map(|x| x.title.to_owned())
                 .unwrap_or_else(|| format!("{} (a row this page does not know)", row.id));
             let level = row.row.map(|x| x.level.id()).unwrap_or("?");
-            let href = (row.status == "fail").then(|| row.href()).flatten();
+            let href = (row.status == Status::Fail).then(|| row.href()).flatten();
             view! {
-                <li class=format!("audit-row {}", row.status) data-row=row.id.clone()>
+                <li class=format!("audit-row {}", row.status.id()) data-row=row.id.clone()>
                     <span class="symbol" aria-hidden="true">{row.symbol()}</span>
-                    <span class="word">{row.status}</span>
+                    <span class="word">{row.status.word()}</span>
                     <span class="question">{title}</span>
                     <span class="level">{level}</span>
                     <span class="reason">{row.evidence.clone()}</span>

@@ -4,11 +4,12 @@
 use leptos::prelude::*;
 
 use super::roundtrip::NARROW;
+use mrtr_audit::Status;
 use mrtr_core::checks::Check;
 use mrtr_world::checks::CheckWords;
 
 use super::page_link::{use_link, EditLink};
-use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, Phase};
+use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, PhaseWords};
 use crate::state::highlight::lines;
 use crate::state::link::{LinkStoreFields, Widget};
 use crate::state::sdk_table::{guard_name, left_to_you, table, variants};
@@ -87,10 +88,8 @@ pub fn ReadTheCode() -> impl IntoView {
         let n = titles.with(Vec::len);
         link.step().get().min(n.saturating_sub(1))
     });
-    let phase = Memo::new(move |_| {
-        let refused = trace.with(|t| t.outcome().is_some_and(|o| o.is_err()));
-        Phase::of(step.get(), titles.with(Vec::len), refused)
-    });
+    // What the server's code does at this step, as the trace's events say.
+    let phase = Memo::new(move |_| trace.with(|t| t.server_phase(step.get())));
     let seal = Memo::new(move |_| trace.with(|t| t.seal));
     let shown = Memo::new(move |_| marks(lang.get(), phase.get(), seal.get()));
     // Announced only when the reader works this widget, not while the round trip plays.
@@ -223,7 +222,7 @@ pub fn ReadTheCode() -> impl IntoView {
                                 let evidence = v
                                     .evidence
                                     .iter()
-                                    .map(|(id, x)| format!("{id}: {x}"))
+                                    .map(|(id, x)| format!("{id}: {}", x.map_or("missing", Status::word)))
                                     .collect::<Vec<_>>()
                                     .join(", ");
                                 view! {

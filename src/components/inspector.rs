@@ -1,8 +1,6 @@
 use leptos::prelude::*;
-use mrtr_world::inspect::{edit_claim, inspect, lab_t, minted_ticket, Inspection, Part};
+use mrtr_world::inspect::{edit, inspect, minted_ticket, Editable, Inspection, Part};
 use mrtr_world::scenario::tamper;
-use mrtr_world::world::EPOCH_S;
-use serde_json::Value;
 
 use super::knobs::ServerKnobs;
 use super::page_link::{use_link, EditLink};
@@ -88,18 +86,15 @@ pub fn TicketInspector() -> impl IntoView {
     let inspection = Memo::new(move |_| inspect(knobs.get(), &text.get(), RETRY_AT_S));
     let hot = RwSignal::new(None::<String>);
     let later = from_next_task();
-    // The decoded payload, when it is JSON: what the field editor starts from.
-    let decoded = Memo::new(move |_| {
-        inspection.with(|i| {
-            i.as_ref()
-                .and_then(|i| i.payload.as_deref())
-                .and_then(|p| serde_json::from_str::<Value>(p).ok())
-        })
+    // The claims a reader may edit, as their boxes show them (redrawn only when they change).
+    let editable = Memo::new(move |_| {
+        inspection.with(|i| i.as_ref().map(Inspection::editable).unwrap_or_default())
     });
     let set_ticket = move |t: Option<String>| link.edit(Widget::Ticket).ticket().set(t);
 
-    let edit = move |pointer: &'static str, value: Value| {
-        if let Some(t) = edit_claim(&text.get_untracked(), pointer, value) {
+    // The world reads and writes the claims; the view only shows them and sends edits back.
+    let edit_to = move |claim: Editable, typed: String| {
+        if let Some(t) = edit(&text.get_untracked(), claim, &typed) {
             set_ticket(Some(t));
         }
     };
@@ -135,25 +130,24 @@ pub fn TicketInspector() -> impl IntoView {
                 <button type="button" on:click=move |_| set_ticket(None)>"Reset to bob's ticket"</button>
                 <button type="button" data-testid="edit-prod" on:click=move |_| set_ticket(Some(tamper(&bobs.get()).0))>"Edit it: staging → prod"</button>
             </div>
-            {move || decoded.get().map(|claims| {
-                let text_of = |p: &str| claims.pointer(p).and_then(Value::as_str).unwrap_or("").to_owned();
-                // An exp past what the inspector shows (up to u64::MAX) leaves the box empty,
-                // marked out of range, never a wrapped number.
-                let exp_t = claims.pointer("/exp").and_then(Value::as_u64).map_or(Some(0), lab_t);
-                view! {
+            {move || {
+                let claims = editable.get();
+                (!claims.is_empty()).then(|| view! {
                     <fieldset class="edit-claims" data-testid="edit-claims">
                         <legend>"Edit what you can read"</legend>
                         <p class="hint">"Change a field: the payload is re-encoded (the changed characters are marked under Its parts), and the signature is still the one A made for the old payload."</p>
-                        <label>"state.env "<input type="text" data-claim="env" prop:value=text_of("/state/env")
-                            on:change=move |ev| edit("/state/env", Value::from(event_target_value(&ev)))/></label>
-                        <label>"sub (the principal) "<input type="text" data-claim="sub" prop:value=text_of("/sub")
-                            on:change=move |ev| edit("/sub", Value::from(event_target_value(&ev)))/></label>
-                        <label>"exp, as t in seconds "<input type="number" data-claim="exp" prop:value=exp_t.map(|t| t.to_string()).unwrap_or_default()
-                            placeholder=exp_t.is_none().then_some("out of range")
-                            on:change=move |ev| { if let Ok(t) = event_target_value(&ev).trim().parse::<i64>() { edit("/exp", Value::from((EPOCH_S as i64).saturating_add(t).max(0))) } }/></label>
+                        {claims.into_iter().map(|c| {
+                            let claim = c.claim;
+                            view! {
+                                <label>{claim.label()}<input type=if claim.numeric() { "number" } else { "text" } data-claim=claim.id()
+                                    prop:value=c.shown.clone().unwrap_or_default()
+                                    placeholder=c.shown.is_none().then_some("out of range")
+                                    on:change=move |ev| edit_to(claim, event_target_value(&ev))/></label>
+                            }
+                        }).collect_view()}
                     </fieldset>
-                }
-            })}
+                })
+            }}
             {move || inspection.get().and_then(|i| i.signature.clone().map(|s| (s, i.verdict))).map(|(sig, verdict)| {
                 let ok = sig.matches();
                 // What the comparison comes to, read off B's verdict on the same retry.

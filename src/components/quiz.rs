@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 use leptos_use::storage::use_local_storage;
+use mrtr_world::checks::glyph;
 
 use crate::state::quiz::{
     feedback, shown_order, Progress, ProgressCodec, Question, QUESTIONS, STORAGE_KEY,
@@ -96,15 +97,15 @@ pub fn Quiz() -> impl IntoView {
             let answered = move || progress.with(|p| p.answers.get(q.id).map(|a| feedback(q, a).correct));
             // (class, symbol, words) for where the question stands.
             let stands = move || match answered() {
-                None => ("goto", "", ""),
-                Some(true) => ("goto right", " ✓", ", answered right"),
-                Some(false) => ("goto wrong", " ✗", ", answered, not quite"),
+                None => ("goto", None, ""),
+                Some(true) => ("goto right", Some(glyph::YES), ", answered right"),
+                Some(false) => ("goto wrong", Some(glyph::NO), ", answered, not quite"),
             };
             view! {
                 <li><button type="button" data-goto=q.id class=move || stands().0
                     aria-current=move || (current.get() == i).then_some("step")
                     aria-label=move || format!("Question {}{}", i + 1, stands().2)
-                    on:click=move |_| current.set(i)>{i + 1}<span aria-hidden="true">{move || stands().1}</span></button></li>
+                    on:click=move |_| current.set(i)>{i + 1}<span aria-hidden="true">{move || stands().1.map(|g| format!(" {g}"))}</span></button></li>
             }
         })
         .collect_view();

@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 use mrtr_core::wire::ClientCapabilities;
+use mrtr_world::checks::glyph;
 use mrtr_world::kinds::KindLabel;
 use mrtr_world::rules::{explore, METHODS};
 
@@ -73,7 +74,7 @@ pub fn RulesExplorer() -> impl IntoView {
                 let e = exploration.get();
                 let kinds = e.allowed.iter().map(|(k, ok)| view! {
                     <li class=if *ok { "kind ok" } else { "kind no" }>
-                        <span aria-hidden="true">{if *ok { "✓" } else { "✗" }}</span>
+                        <span aria-hidden="true">{if *ok { glyph::YES } else { glyph::NO }}</span>
                         {format!(" {} ", k.label())}
                         <span class="word">{if *ok { "may be asked" } else { "may not be asked" }}</span>
                     </li>

@@ -18,14 +18,13 @@ pub struct RowView {
     pub id: String,
     /// The lab's row of that id; `None` for a row this page does not know.
     pub row: Option<&'static Row>,
-    /// "pass", "fail" or "skipped".
-    pub status: &'static str,
+    pub status: Status,
     pub evidence: String,
 }
 
 impl RowView {
     pub fn symbol(&self) -> &'static str {
-        Status::from_id(self.status).map_or("–", Status::symbol)
+        self.status.symbol()
     }
 
     /// The widget state that shows this misuse, as an in-page link.
@@ -43,7 +42,7 @@ pub struct ReportView {
 }
 
 impl ReportView {
-    pub fn count(&self, status: &str) -> usize {
+    pub fn count(&self, status: Status) -> usize {
         self.rows.iter().filter(|r| r.status == status).count()
     }
 
@@ -53,7 +52,7 @@ impl ReportView {
         Failed::count(
             self.rows
                 .iter()
-                .filter(|r| r.status == "fail")
+                .filter(|r| r.status == Status::Fail)
                 .map(|r| r.row.map(|row| row.level)),
         )
     }
@@ -69,9 +68,9 @@ impl ReportView {
         format!(
             "{} {} passed, {} failed, {} skipped, in {} requests",
             self.failed().words(),
-            self.count("pass"),
-            self.count("fail"),
-            self.count("skipped"),
+            self.count(Status::Pass),
+            self.count(Status::Fail),
+            self.count(Status::Skipped),
             self.requests
         )
     }
@@ -92,7 +91,7 @@ pub fn parse(text: &str) -> Result<ReportView, String> {
             .map(|r| RowView {
                 id: r.id,
                 row: r.row,
-                status: r.status.id(),
+                status: r.status,
                 evidence: r.evidence,
             })
             .collect(),
@@ -174,7 +173,7 @@ mod tests {
         let failed: Vec<&str> = r
             .rows
             .iter()
-            .filter(|x| x.status == "fail")
+            .filter(|x| x.status == Status::Fail)
             .map(|x| x.id.as_str())
             .collect();
         assert_eq!(failed, ["other-token", "no-token", "expired", "renewal"]);
@@ -190,6 +189,20 @@ mod tests {
         let row = r.rows.iter().find(|x| x.id == "other-token").unwrap();
         assert_eq!(row.href().as_deref(), Some("#w=bench&move=alice&predict=0"));
         assert_eq!(row.symbol(), "✗");
+        // The counts are by the typed status, the words and glyphs from its one table.
+        assert_eq!(
+            (
+                r.count(Status::Pass),
+                r.count(Status::Fail),
+                r.count(Status::Skipped)
+            ),
+            (
+                r.rows.iter().filter(|x| x.symbol() == "✓").count(),
+                4,
+                r.rows.iter().filter(|x| x.symbol() == "–").count()
+            )
+        );
+        assert_eq!(Status::Skipped.word(), "skipped");
     }
 
     #[test]

@@ -149,46 +149,27 @@ pub fn listings(lang: Lang) -> Vec<Listing> {
     }
 }
 
-/// Where the round trip is, as far as the server's code is concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// The first call reaches a replica: the handler runs with no ticket.
-    FirstCall,
-    /// The handler asks and the ticket is minted.
-    Asked,
-    /// The request is with the host, the client or the balancer: no server code runs.
-    Away,
-    /// The retry reaches a replica: the checks, then the handler finishes.
-    Retry,
-    /// The retry reaches a replica and a check refuses it: the handler never runs.
-    Refused,
+/// Where the round trip is, as far as the server's code is concerned: the world reads it off
+/// the trace's events ([`mrtr_world::Trace::server_phase`]); here, only its words.
+pub use mrtr_world::ServerPhase;
+
+/// The server's code at a phase, in the page's words.
+pub trait PhaseWords {
+    fn summary(self, lang: Lang, seal: Seal) -> String;
 }
 
-impl Phase {
-    /// The phase of round-trip step `step` (from 0) of a trace with `steps` steps, whose
-    /// last step ends in a refusal or not.
-    pub fn of(step: usize, steps: usize, refused: bool) -> Phase {
-        let last = steps.saturating_sub(1);
-        match step.min(last) {
-            0 => Phase::FirstCall,
-            s if s == last && refused => Phase::Refused,
-            s if s == last && steps >= 6 => Phase::Retry,
-            1 => Phase::Asked,
-            _ => Phase::Away,
-        }
-    }
-
+impl PhaseWords for ServerPhase {
     /// What happens in the server's code, in a sentence, for `lang` (an SDK, or the lab's core
     /// protecting its tickets with `seal`).
-    pub fn summary(self, lang: Lang, seal: Seal) -> String {
+    fn summary(self, lang: Lang, seal: Seal) -> String {
         let lib = if lang == Lang::Rust { "core" } else { "SDK" };
         let verb = lang.ticket_seal(seal).verb();
         match self {
-            Phase::FirstCall => format!("The first call reaches a replica. The {lib} hands it to the deploy handler, with no ticket and no answer yet."),
-            Phase::Asked => format!("The handler cannot finish without bob, so it returns his question and its work so far; the {lib} {verb} that work into the ticket. Then the handler is done, and the replica keeps nothing."),
-            Phase::Away => "No server code runs at this step: the question, the answer and the ticket are with the host, the client or the load balancer.".to_owned(),
-            Phase::Retry => format!("The retry reaches a replica. The {lib} checks the ticket first; only then does the handler run again, now with the work from the ticket and bob's answer."),
-            Phase::Refused => format!("The retry reaches a replica, and a check on the ticket fails. The {lib} answers with an error; the handler never runs."),
+            ServerPhase::FirstCall => format!("The first call reaches a replica. The {lib} hands it to the deploy handler, with no ticket and no answer yet."),
+            ServerPhase::Asked => format!("The handler cannot finish without bob, so it returns his question and its work so far; the {lib} {verb} that work into the ticket. Then the handler is done, and the replica keeps nothing."),
+            ServerPhase::Away => "No server code runs at this step: the question, the answer and the ticket are with the host, the client or the load balancer.".to_owned(),
+            ServerPhase::Retry => format!("The retry reaches a replica. The {lib} checks the ticket first; only then does the handler run again, now with the work from the ticket and bob's answer."),
+            ServerPhase::Refused => format!("The retry reaches a replica, and a check on the ticket fails. The {lib} answers with an error; the handler never runs."),
         }
     }
 }
@@ -253,55 +234,55 @@ impl Mark {
 
 use MarkKind::{Checks, Runs};
 
-fn specs(lang: Lang, phase: Phase, seal: Seal) -> Vec<MarkSpec> {
+fn specs(lang: Lang, phase: ServerPhase, seal: Seal) -> Vec<MarkSpec> {
     let engine = format!("It asks for confirm and hands {{ env, release }} to the engine, which {} it into the ticket with the caller, a digest of the request and an expiry.", seal.verb());
     match (lang, phase) {
-        (_, Phase::Away) => Vec::new(),
-        (Lang::TypeScript, Phase::FirstCall) => vec![
+        (_, ServerPhase::Away) => Vec::new(),
+        (Lang::TypeScript, ServerPhase::FirstCall) => vec![
             spec(0, "server.registerTool('deploy'", "async ({ env }, ctx)", Runs, "The SDK routes tools/call deploy here, with the arguments checked against the tool's schema."),
             spec(0, "const state = ctx.mcpReq.requestState();", "if (!state || ok?.confirm !== true)", Runs, "No ticket and no answer came with the first call, so the handler takes the branch that asks."),
         ],
-        (Lang::TypeScript, Phase::Asked) => vec![
+        (Lang::TypeScript, ServerPhase::Asked) => vec![
             spec(0, "return inputRequired({", "});", Runs, "It returns input_required: the question under inputRequests, and { env } minted into the ticket."),
             spec(0, "const codec = createRequestStateCodec(", "const codec = createRequestStateCodec(", Runs, "mint signs the payload with this key (HMAC-SHA256) and stamps an expiry ttlSeconds ahead. The payload stays readable: signed, not encrypted."),
         ],
-        (Lang::TypeScript, Phase::Retry) => vec![
+        (Lang::TypeScript, ServerPhase::Retry) => vec![
             spec(0, "requestState: { verify: codec.verify }", "requestState: { verify: codec.verify }", Checks, &audited(lang, 0, "Before the handler runs, the SDK calls verify on the returned ticket; a ticket verify refuses never reaches the handler.")),
             spec(0, "const state = ctx.mcpReq.requestState();", "const ok = acceptedContent(", Runs, "The handler gets the verified payload back, and reads bob's answer from inputResponses."),
             spec(0, "return { content: [", "return { content: [", Runs, "Both are there: it deploys to the env read out of the ticket."),
             spec(1, "bind: (ctx) => {", "},", Checks, &audited(lang, 1, "In the hardened server, verify also recomputes bind for the retry, the caller and the request, and refuses the ticket if it differs from the one minted.")),
         ],
-        (Lang::TypeScript, Phase::Refused) => vec![
+        (Lang::TypeScript, ServerPhase::Refused) => vec![
             spec(0, "requestState: { verify: codec.verify }", "requestState: { verify: codec.verify }", Checks, "verify throws on this ticket, so the SDK answers -32602 and the handler below never runs."),
             spec(1, "bind: (ctx) => {", "},", Checks, "The hardened server's verify refuses it the same way, and also another caller's ticket or a retry with other arguments."),
         ],
-        (Lang::Python, Phase::FirstCall) => vec![
+        (Lang::Python, ServerPhase::FirstCall) => vec![
             spec(0, "@mcp.tool()", "async def deploy(", Runs, "The SDK routes tools/call deploy here, with the arguments checked against the function's signature."),
             spec(0, "answer = (ctx.input_responses", "if state and isinstance(", Runs, "No ticket and no answer came with the first call, so the condition fails and the handler goes on to ask."),
         ],
-        (Lang::Python, Phase::Asked) => vec![
+        (Lang::Python, ServerPhase::Asked) => vec![
             spec(0, "return types.InputRequiredResult(", "request_state=json.dumps(", Runs, "It returns input_required: the question under input_requests, and its work as a JSON string."),
             spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Runs, "RequestStateSecurity: the SDK seals that string with these keys (AES-GCM, so the client cannot read it) and gives it this lifetime."),
         ],
-        (Lang::Python, Phase::Retry) => vec![
+        (Lang::Python, ServerPhase::Retry) => vec![
             spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Checks, &audited(lang, 0, "Before the handler runs, the SDK opens the sealed ticket with its keys; a ticket that does not open never reaches the handler.")),
             spec(0, "answer = (ctx.input_responses", "if state and isinstance(", Runs, "The handler reads bob's answer and the opened state."),
             spec(0, "return types.CallToolResult(", "return types.CallToolResult(", Runs, "Both are there: it deploys to the env read out of the ticket."),
         ],
-        (Lang::Python, Phase::Refused) => vec![
+        (Lang::Python, ServerPhase::Refused) => vec![
             spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Checks, "The ticket does not open with these keys, so the SDK answers -32602 and the handler below never runs."),
         ],
-        (Lang::Rust, Phase::FirstCall) => vec![
+        (Lang::Rust, ServerPhase::FirstCall) => vec![
             spec(0, "pub fn deploy(", "let Some(env) = inv.arguments", Runs, "The engine calls the handler with the call's arguments."),
             spec(0, "if let Some(state) = inv.state", "if let Some(state) = inv.state", Runs, "No ticket came with the first call, so there is no state: on to asking."),
         ],
-        (Lang::Rust, Phase::Asked) => vec![
+        (Lang::Rust, ServerPhase::Asked) => vec![
             spec(0, "let mut release = LATEST_RELEASE;", "let mut release = LATEST_RELEASE;", Runs, "It works out which release to deploy: the newest build. The retry will not send this; only the ticket will carry it."),
             spec(0, "Outcome::ask(", "Some(json!({\"env\": env, \"release\": release}))", Runs, &engine),
         ],
-        (Lang::Rust, Phase::Retry | Phase::Refused) => {
-            let mut v = check_specs(phase == Phase::Refused, seal);
-            if phase == Phase::Retry {
+        (Lang::Rust, ServerPhase::Retry | ServerPhase::Refused) => {
+            let mut v = check_specs(phase == ServerPhase::Refused, seal);
+            if phase == ServerPhase::Retry {
                 v.push(spec(0, "if let Some(state) = inv.state", ".unwrap_or(release);", Runs, "No check refused the ticket: the handler gets the state. env and the release bob confirmed come from the ticket, not the arguments."));
                 v.push(spec(0, "Outcome::text(format!(\"deployed to {env}, release {release}\"))", "Outcome::text(format!(\"deployed to {env}, release {release}\"))", Runs, "bob said yes: it deploys that release."));
             }
@@ -360,7 +341,7 @@ fn find_line(lines: &[&str], from: usize, needle: &str) -> Option<usize> {
 
 /// The lines that run at `phase`, with a note each (the lab's core protecting its tickets with
 /// `seal`). A mark whose text is not found is left out (a test makes sure none is).
-pub fn marks(lang: Lang, phase: Phase, seal: Seal) -> Vec<Mark> {
+pub fn marks(lang: Lang, phase: ServerPhase, seal: Seal) -> Vec<Mark> {
     let shown = listings(lang);
     specs(lang, phase, seal)
         .into_iter()
@@ -383,13 +364,14 @@ pub fn marks(lang: Lang, phase: Phase, seal: Seal) -> Vec<Mark> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mrtr_audit::Status;
 
-    const PHASES: [Phase; 5] = [
-        Phase::FirstCall,
-        Phase::Asked,
-        Phase::Away,
-        Phase::Retry,
-        Phase::Refused,
+    const PHASES: [ServerPhase; 5] = [
+        ServerPhase::FirstCall,
+        ServerPhase::Asked,
+        ServerPhase::Away,
+        ServerPhase::Retry,
+        ServerPhase::Refused,
     ];
 
     #[test]
@@ -410,7 +392,11 @@ mod tests {
         for lang in Lang::ALL {
             for phase in PHASES {
                 let m = marks(lang, phase, Seal::Signed);
-                assert_eq!(m.is_empty(), phase == Phase::Away, "{lang:?} {phase:?}");
+                assert_eq!(
+                    m.is_empty(),
+                    phase == ServerPhase::Away,
+                    "{lang:?} {phase:?}"
+                );
                 for mark in &m {
                     let l = listings(lang)[mark.listing];
                     assert!(mark.first <= mark.last && mark.last <= l.last_line());
@@ -418,9 +404,9 @@ mod tests {
                 }
             }
             // The retry marks a check before any line of the handler's own.
-            let retry = marks(lang, Phase::Retry, Seal::Signed);
+            let retry = marks(lang, ServerPhase::Retry, Seal::Signed);
             assert_eq!(retry[0].kind, MarkKind::Checks, "{lang:?}");
-            assert!(marks(lang, Phase::Refused, Seal::Signed)
+            assert!(marks(lang, ServerPhase::Refused, Seal::Signed)
                 .iter()
                 .all(|m| m.kind == MarkKind::Checks));
         }
@@ -428,12 +414,12 @@ mod tests {
 
     #[test]
     fn the_marks_point_at_the_code_they_describe() {
-        let ts = marks(Lang::TypeScript, Phase::Asked, Seal::Signed);
+        let ts = marks(Lang::TypeScript, ServerPhase::Asked, Seal::Signed);
         let lines: Vec<&str> = TS_SERVER.lines().collect();
         assert!(lines[ts[0].first - 1].contains("return inputRequired({"));
         assert!(lines[ts[0].last - 1].contains("});"));
         assert!((ts[0].first..=ts[0].last).any(|n| lines[n - 1].contains("codec.mint")));
-        let py = marks(Lang::Python, Phase::Retry, Seal::Signed);
+        let py = marks(Lang::Python, ServerPhase::Retry, Seal::Signed);
         let lines: Vec<&str> = PY_SERVER.lines().collect();
         assert!(lines[py[0].first - 1].contains("RequestStateSecurity"));
     }
@@ -454,7 +440,7 @@ mod tests {
         assert!(l[0].text.contains("pub fn deploy(") && l[0].text.ends_with("}\n"));
         assert!(l[1].text.contains("pub fn verify(") && !l[1].text.contains("fn status_of"));
         // The check marks come in the order the core runs the checks.
-        let m = marks(Lang::Rust, Phase::Retry, Seal::Signed);
+        let m = marks(Lang::Rust, ServerPhase::Retry, Seal::Signed);
         let firsts: Vec<usize> = m
             .iter()
             .filter(|m| m.listing == 1)
@@ -467,11 +453,15 @@ mod tests {
     #[test]
     fn the_notes_say_signs_for_signed_tickets_and_seals_only_for_sealed_ones() {
         let asked = |lang, seal| {
-            let notes: Vec<String> = marks(lang, Phase::Asked, seal)
+            let notes: Vec<String> = marks(lang, ServerPhase::Asked, seal)
                 .into_iter()
                 .map(|m| m.note)
                 .collect();
-            format!("{} {}", Phase::Asked.summary(lang, seal), notes.join(" "))
+            format!(
+                "{} {}",
+                ServerPhase::Asked.summary(lang, seal),
+                notes.join(" ")
+            )
         };
         // The TypeScript SDK signs (HMAC), whatever the lab's knob says.
         for seal in [Seal::Signed, Seal::Sealed] {
@@ -487,7 +477,7 @@ mod tests {
         assert!(rust.contains("which signs it into the ticket"), "{rust}");
         assert!(asked(Lang::Rust, Seal::Sealed).contains("which seals it into the ticket"));
         // The check marks ask the signature check as the tickets are protected.
-        let check = |seal| marks(Lang::Rust, Phase::Retry, seal)[0].note.clone();
+        let check = |seal| marks(Lang::Rust, ServerPhase::Retry, seal)[0].note.clone();
         assert_eq!(check(Seal::Signed), "Check 1, Signature: Signature matches");
         assert_eq!(check(Seal::Sealed), "Check 1, Signature: Seal opens");
     }
@@ -512,7 +502,7 @@ mod tests {
         for lang in [Lang::TypeScript, Lang::Python] {
             let rows = table(lang).unwrap();
             let mut quoted = 0;
-            for phase in [Phase::Retry, Phase::Refused] {
+            for phase in [ServerPhase::Retry, ServerPhase::Refused] {
                 for mark in marks(lang, phase, Seal::Signed) {
                     if mark.kind != MarkKind::Checks {
                         continue;
@@ -558,8 +548,8 @@ mod tests {
                     assert_eq!(said.len(), rows.len(), "{words}");
                     for e in &rows {
                         let v = &e.verdicts[column];
-                        let mixed = v.evidence.iter().any(|(_, x)| x == "pass")
-                            && v.evidence.iter().any(|(_, x)| x == "fail");
+                        let mixed = v.evidence.iter().any(|(_, x)| *x == Some(Status::Pass))
+                            && v.evidence.iter().any(|(_, x)| *x == Some(Status::Fail));
                         let name = format!(
                             "{}{}",
                             guard_name(e.guard),
@@ -578,7 +568,7 @@ mod tests {
             assert_eq!(quoted, variants(lang).len(), "{lang:?}");
         }
         // The Python retry credits the SDK with the request check, as its table row does.
-        let py = &marks(Lang::Python, Phase::Retry, Seal::Signed)[0].note;
+        let py = &marks(Lang::Python, ServerPhase::Retry, Seal::Signed)[0].note;
         assert!(
             py.contains("the SDK does it: Signature, One spelling per ticket, Request;"),
             "{py}"
@@ -587,27 +577,6 @@ mod tests {
             py.contains("left to you: Principal, Expiry (in part)"),
             "{py}"
         );
-    }
-
-    #[test]
-    fn phases_follow_the_round_trip() {
-        let honest: Vec<Phase> = (0..6).map(|s| Phase::of(s, 6, false)).collect();
-        assert_eq!(
-            honest,
-            [
-                Phase::FirstCall,
-                Phase::Asked,
-                Phase::Away,
-                Phase::Away,
-                Phase::Away,
-                Phase::Retry
-            ]
-        );
-        assert_eq!(Phase::of(5, 6, true), Phase::Refused);
-        assert_eq!(Phase::of(99, 6, false), Phase::Retry);
-        // Replica A refused the first call: two steps, the second a refusal.
-        assert_eq!(Phase::of(1, 2, true), Phase::Refused);
-        assert_eq!(Phase::of(0, 0, false), Phase::FirstCall);
     }
 
     #[test]

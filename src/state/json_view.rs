@@ -1,6 +1,7 @@
 //! Pretty-printed JSON as tokens, with the MRTR fields marked for explanation and the
 //! differences between a call and its retry marked for highlighting. Pure: tested natively.
 
+use mrtr_core::answered::{classify, Answered};
 use mrtr_world::diff::{Change, FieldChange};
 use serde_json::Value;
 
@@ -107,15 +108,16 @@ pub fn one_line(msg: &Value) -> String {
         };
         return format!("{what} {m}{target}{id}");
     }
-    if let Some(e) = msg.get("error") {
-        let code = e.get("code").map(Value::to_string).unwrap_or_default();
-        let text = e.get("message").and_then(Value::as_str).unwrap_or("");
-        return format!("error {code} {text:?}{id}");
-    }
-    match msg.pointer("/result/resultType").and_then(Value::as_str) {
-        Some(kind) => format!("result, {kind}{id}"),
-        None if msg.get("result").is_some() => format!("result{id}"),
-        None => "not a JSON-RPC message".to_owned(),
+    // An answer, as the core's one classifier reads it; the resultType shown as written.
+    match classify(msg) {
+        Answered::Error(e) => format!("error {} {:?}{id}", e.code, e.message),
+        Answered::Complete(r) | Answered::InputRequired(r) => {
+            match r.get("resultType").and_then(Value::as_str) {
+                Some(kind) => format!("result, {kind}{id}"),
+                None => format!("result{id}"),
+            }
+        }
+        Answered::Malformed(_) => "not a JSON-RPC message".to_owned(),
     }
 }
 
@@ -264,6 +266,14 @@ mod tests {
             "notification notifications/initialized"
         );
         assert_eq!(one_line(&json!([1])), "not a JSON-RPC message");
+        // What the core cannot read as an answer is not summed up as one.
+        for bad in [
+            json!({"id": 4, "error": {"code": "-32602", "message": "x"}}),
+            json!({"id": 4, "result": {"resultType": "task"}}),
+            json!({"id": 4, "result": {}, "error": {"code": -32602, "message": "x"}}),
+        ] {
+            assert_eq!(one_line(&bad), "not a JSON-RPC message", "{bad}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! the payload is refused is a second spelling, not a broken signature). Nothing here is
 //! typed in by hand but the advice on how to add what is missing.
 
-use mrtr_audit::{Guard, Row, ROWS};
+use mrtr_audit::{Guard, Row, Status, ROWS};
 use mrtr_core::checks::Check;
 use mrtr_world::checks::CheckWords;
 use serde_json::Value;
@@ -14,15 +14,20 @@ use super::code::Lang;
 
 const EXPECTED: &str = include_str!("../../interop/audit-expected.json");
 
-/// The protections the table has a row for, in the lesson's order.
-pub const GUARDS: [Guard; 6] = [
-    Guard::Check(Check::Signature),
-    Guard::Encoding,
-    Guard::Check(Check::Principal),
-    Guard::Check(Check::Request),
-    Guard::Check(Check::Expiry),
-    Guard::Check(Check::SingleUse),
-];
+/// The protections the table has a row for: the core's checks in the order it runs them
+/// ([`Check::ALL`], the one order every list of checks follows), each the audit tries (all but
+/// the answer: a missing answer is not an attack, the server asks again), and one spelling
+/// per ticket beside the signature it completes.
+pub fn guards() -> Vec<Guard> {
+    Check::ALL
+        .into_iter()
+        .filter(|c| ROWS.iter().any(|r| r.guard == Guard::Check(*c)))
+        .flat_map(|c| {
+            let beside = (c == Check::Signature).then_some(Guard::Encoding);
+            std::iter::once(Guard::Check(c)).chain(beside)
+        })
+        .collect()
+}
 
 pub fn guard_name(g: Guard) -> &'static str {
     match g {
@@ -110,8 +115,9 @@ pub fn variants(lang: Lang) -> &'static [Variant] {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
     pub cell: Cell,
-    /// The audit rows and their verdicts, e.g. `("other-token", "fail")`.
-    pub evidence: Vec<(&'static str, String)>,
+    /// The audit rows and their verdicts, e.g. `("other-token", Some(Status::Fail))`; `None`
+    /// when the expected verdicts have none for the row.
+    pub evidence: Vec<(&'static str, Option<Status>)>,
 }
 
 /// One row of an SDK's table: a verdict per audited server, and what to do about a gap in
@@ -139,11 +145,11 @@ fn advice(lang: Lang, g: Guard, cell: Cell) -> &'static str {
     }
 }
 
-fn status<'a>(verdicts: &'a serde_json::Map<String, Value>, id: &str) -> &'a str {
+fn status(verdicts: &serde_json::Map<String, Value>, id: &str) -> Option<Status> {
     verdicts
         .get(id)
         .and_then(Value::as_str)
-        .unwrap_or("missing")
+        .and_then(Status::from_id)
 }
 
 /// The protection a row's verdict counts for in one server's column: the row's own guard,
@@ -153,16 +159,19 @@ fn status<'a>(verdicts: &'a serde_json::Map<String, Value>, id: &str) -> &'a str
 /// ignores a last character's unused bits reads it, and it counts for one spelling per ticket.
 pub fn filed_under(row: &Row, verdicts: &serde_json::Map<String, Value>) -> Guard {
     let signature = Guard::Check(Check::Signature);
-    if row.id != "substitution" || row.guard != signature || status(verdicts, row.id) != "fail" {
+    if row.id != "substitution"
+        || row.guard != signature
+        || status(verdicts, row.id) != Some(Status::Fail)
+    {
         return row.guard;
     }
-    let others: Vec<&str> = ROWS
+    let others: Vec<Option<Status>> = ROWS
         .iter()
         .filter(|r| r.guard == signature && r.id != row.id)
         .map(|r| status(verdicts, r.id))
-        .filter(|v| *v != "skipped")
+        .filter(|v| *v != Some(Status::Skipped))
         .collect();
-    if !others.is_empty() && others.iter().all(|v| *v == "pass") {
+    if !others.is_empty() && others.iter().all(|v| *v == Some(Status::Pass)) {
         Guard::Encoding
     } else {
         row.guard
@@ -170,14 +179,14 @@ pub fn filed_under(row: &Row, verdicts: &serde_json::Map<String, Value>) -> Guar
 }
 
 fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> Verdict {
-    let evidence: Vec<(&'static str, String)> = ROWS
+    let evidence: Vec<(&'static str, Option<Status>)> = ROWS
         .iter()
         .filter(|r| filed_under(r, verdicts) == guard)
-        .map(|r| (r.id, status(verdicts, r.id).to_owned()))
+        .map(|r| (r.id, status(verdicts, r.id)))
         .collect();
-    let cell = if evidence.iter().any(|(_, v)| v == "fail") {
+    let cell = if evidence.iter().any(|(_, v)| *v == Some(Status::Fail)) {
         Cell::YouAdd
-    } else if evidence.iter().any(|(_, v)| v == "pass") {
+    } else if evidence.iter().any(|(_, v)| *v == Some(Status::Pass)) {
         Cell::SdkDoes
     } else {
         Cell::NotTested
@@ -198,7 +207,7 @@ pub fn table(lang: Lang) -> Option<Vec<Entry>> {
         .map(|v| all.get(v.server).and_then(Value::as_object))
         .collect::<Option<Vec<_>>>()?;
     Some(
-        GUARDS
+        guards()
             .into_iter()
             .map(|guard| {
                 let verdicts: Vec<Verdict> = maps.iter().map(|m| verdict(m, guard)).collect();
@@ -230,8 +239,8 @@ pub fn column_words(lang: Lang, column: usize) -> Option<String> {
                 .filter_map(|e| {
                     let v = e.verdicts.get(column)?;
                     (v.cell == cell).then(|| {
-                        let partly = v.evidence.iter().any(|(_, x)| x == "pass")
-                            && v.evidence.iter().any(|(_, x)| x == "fail");
+                        let partly = v.evidence.iter().any(|(_, x)| *x == Some(Status::Pass))
+                            && v.evidence.iter().any(|(_, x)| *x == Some(Status::Fail));
                         format!(
                             "{}{}",
                             guard_name(e.guard),
@@ -279,7 +288,7 @@ mod tests {
         let verdicts = all[server].as_object().unwrap();
         let mut left = 0;
         let mut tested = 0;
-        for guard in GUARDS {
+        for guard in guards() {
             let of: Vec<&str> = verdicts
                 .iter()
                 .filter(|(id, _)| Row::by_id(id).is_some_and(|r| filed_under(r, verdicts) == guard))
@@ -315,11 +324,11 @@ mod tests {
         assert!(signature.verdicts[0]
             .evidence
             .iter()
-            .all(|(id, v)| *id != "substitution" && v != "fail"));
+            .all(|(id, v)| *id != "substitution" && *v != Some(Status::Fail)));
         let encoding = row(Guard::Encoding);
         assert!(encoding.verdicts[0]
             .evidence
-            .contains(&("substitution", "fail".to_owned())));
+            .contains(&("substitution", Some(Status::Fail))));
         // A server whose signature check is off fails substitution as a signature failure.
         let mut broken: serde_json::Map<String, Value> = serde_json::from_str::<Value>(EXPECTED)
             .unwrap()["ts-sdk-example"]
@@ -345,7 +354,18 @@ mod tests {
     #[test]
     fn the_tables_follow_the_audit() {
         use Cell::*;
-        // signature, encoding, principal, request, expiry, single use
+        // signature, encoding, principal, expiry, request, single use: the core's order
+        assert_eq!(
+            guards(),
+            [
+                Guard::Check(Check::Signature),
+                Guard::Encoding,
+                Guard::Check(Check::Principal),
+                Guard::Check(Check::Expiry),
+                Guard::Check(Check::Request),
+                Guard::Check(Check::SingleUse),
+            ]
+        );
         assert_eq!(
             cells(Lang::TypeScript, 0),
             [SdkDoes, YouAdd, YouAdd, YouAdd, YouAdd, NotTested]
@@ -354,11 +374,11 @@ mod tests {
         // still renews the ticket (the renewal row).
         assert_eq!(
             cells(Lang::TypeScript, 1),
-            [SdkDoes, YouAdd, SdkDoes, SdkDoes, YouAdd, NotTested]
+            [SdkDoes, YouAdd, SdkDoes, YouAdd, SdkDoes, NotTested]
         );
         assert_eq!(
             cells(Lang::Python, 0),
-            [SdkDoes, SdkDoes, YouAdd, SdkDoes, YouAdd, NotTested]
+            [SdkDoes, SdkDoes, YouAdd, YouAdd, SdkDoes, NotTested]
         );
         assert!(table(Lang::Rust).is_none());
     }
@@ -370,7 +390,7 @@ mod tests {
                 assert_eq!(e.verdicts.len(), variants(lang).len());
                 for v in &e.verdicts {
                     assert!(!v.evidence.is_empty());
-                    assert!(v.evidence.iter().all(|(_, x)| x != "missing"), "{e:?}");
+                    assert!(v.evidence.iter().all(|(_, x)| x.is_some()), "{e:?}");
                 }
                 let example = e.verdicts[0].cell;
                 assert_eq!(e.advice.is_empty(), example == Cell::SdkDoes, "{e:?}");

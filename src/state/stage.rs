@@ -4,6 +4,7 @@
 
 use super::checks_view::{check_rows, CheckRow};
 use crate::state::geometry::{in_flight, Layout};
+use mrtr_core::answered::{classify, Answered};
 use mrtr_world::{Actor, EventKind, MessageKind, Trace};
 
 use super::playback::Playback;
@@ -27,12 +28,12 @@ pub fn message_label(k: MessageKind, json: &serde_json::Value) -> String {
         MessageKind::Question => "question".into(),
         MessageKind::Answer => "answer".into(),
         MessageKind::Retry => "retry + answer + ticket".into(),
-        MessageKind::Complete => json
-            .pointer("/result/resultType")
-            .and_then(|r| r.as_str())
-            .unwrap_or("complete")
-            .to_owned(),
-        MessageKind::Error => match json.pointer("/error/code") {
+        // The answers, read by the core's one classifier.
+        MessageKind::Complete => match classify(json) {
+            Answered::InputRequired(_) => "input_required".into(),
+            _ => "complete".into(),
+        },
+        MessageKind::Error => match classify(json).code() {
             Some(code) => format!("error {code}"),
             None => "error".into(),
         },
@@ -353,6 +354,18 @@ pub fn px(v: f64) -> i32 {
 mod tests {
     use super::*;
     use mrtr_world::{round_trip, Ending, Knobs};
+
+    #[test]
+    fn answers_are_labelled_as_the_core_reads_them() {
+        use serde_json::json;
+        let refused = json!({"id": 3, "error": {"code": -32602, "message": "Invalid"}});
+        assert_eq!(message_label(MessageKind::Error, &refused), "error -32602");
+        // A code that is no integer is no code: the label does not repeat it.
+        let odd = json!({"id": 3, "error": {"code": "-32602", "message": "Invalid"}});
+        assert_eq!(message_label(MessageKind::Error, &odd), "error");
+        let done = json!({"id": 3, "result": {"content": []}});
+        assert_eq!(message_label(MessageKind::Complete, &done), "complete");
+    }
 
     #[test]
     fn a_harmful_result_is_not_drawn_as_a_success() {

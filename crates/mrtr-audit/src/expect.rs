@@ -280,7 +280,12 @@ impl Comparison {
             }
             s.push('\n');
         }
-        s.push_str("  ✓ pass   ✗ fail (the server accepted what it should refuse)   – skipped   ! not as expected\n");
+        s.push_str(&format!(
+            "  {} pass   {} fail (the server accepted what it should refuse)   {} skipped   ! not as expected\n",
+            Status::Pass.symbol(),
+            Status::Fail.symbol(),
+            Status::Skipped.symbol()
+        ));
         for d in &self.differences {
             s.push_str(&format!("DIFFERS {d}\n"));
         }

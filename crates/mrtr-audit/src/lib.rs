@@ -13,8 +13,10 @@ pub mod rows;
 pub mod sim;
 pub mod variants;
 
+use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{AgreeableHost, Client, Step};
-use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse, ResultType};
+use mrtr_core::wire::{ClientCapabilities, InputRequest, InputResponse};
+use mrtr_world::checks::glyph;
 use mrtr_world::kinds::KindLabel;
 use serde_json::{json, Map, Value};
 
@@ -127,12 +129,28 @@ impl Status {
         Status::ALL.into_iter().find(|x| x.id() == s)
     }
 
-    /// ✓ ✗ –, always beside a word or in a table with a legend (never alone).
+    /// ✓ ✗ –, the lesson's glyphs ([`glyph`]), always beside a word or in a table with a
+    /// legend (never alone).
     pub fn symbol(self) -> &'static str {
         match self {
-            Status::Pass => "✓",
-            Status::Fail => "✗",
-            Status::Skipped => "–",
+            Status::Pass => glyph::YES,
+            Status::Fail => glyph::NO,
+            Status::Skipped => glyph::NOT_RUN,
+        }
+    }
+
+    /// The word the page shows beside the symbol: the id ("pass", "fail", "skipped").
+    pub fn word(self) -> &'static str {
+        self.id()
+    }
+
+    /// The command line's word, five characters at most for its column, a failure shouted:
+    /// "pass", "FAIL", "skip".
+    pub fn tag(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "FAIL",
+            Status::Skipped => "skip",
         }
     }
 }
@@ -257,29 +275,24 @@ enum Answer {
 }
 
 impl Answer {
+    /// The core's reading of the body ([`classify`]); a body that is no response is broken,
+    /// with the HTTP status when there was one.
     fn of(ex: &Exchange) -> Answer {
-        let b = &ex.body;
-        if let Some(e) = b.get("error") {
-            return Answer::Error(
-                e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                e.get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-            );
-        }
-        match b.get("result").map(ResultType::of) {
-            Some(Ok(ResultType::Complete)) => Answer::Complete,
-            Some(Ok(ResultType::InputRequired)) => Answer::Asked(
-                b.pointer("/result/requestState")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+        match classify(&ex.body) {
+            Answered::Complete(_) => Answer::Complete,
+            answered @ Answered::InputRequired(_) => {
+                Answer::Asked(answered.request_state().map(str::to_owned))
+            }
+            Answered::Error(e) => Answer::Error(e.code, e.message),
+            // A body with neither member is no response at all (an HTTP error page, a
+            // closed connection…): said so, with the status; any other, by what is wrong.
+            Answered::Malformed(why) => Answer::Broken(
+                match (ex.status, ex.body.get("result").or(ex.body.get("error"))) {
+                    (_, Some(_)) => why,
+                    (Some(s), None) => format!("HTTP {s} without a JSON-RPC response"),
+                    (None, None) => "no JSON-RPC response".into(),
+                },
             ),
-            Some(Err(e)) => Answer::Broken(e),
-            None => Answer::Broken(match ex.status {
-                Some(s) => format!("HTTP {s} without a JSON-RPC response"),
-                None => "no JSON-RPC response".into(),
-            }),
         }
     }
 
@@ -1166,6 +1179,27 @@ mod tries {
                 args.to_string(),
                 "the first try is the caller's own call"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::Status;
+    use mrtr_core::checks::{Refusal, Status as CheckStatus};
+    use mrtr_world::checks::StatusWords;
+
+    #[test]
+    fn a_rows_symbol_is_the_lessons_glyph_for_the_same_outcome() {
+        assert_eq!(Status::Pass.symbol(), CheckStatus::Passed.symbol());
+        assert_eq!(
+            Status::Fail.symbol(),
+            CheckStatus::Failed(Refusal::WrongArguments).symbol()
+        );
+        assert_eq!(Status::Skipped.symbol(), CheckStatus::NotReached.symbol());
+        for s in Status::ALL {
+            assert_eq!(Status::from_id(s.word()), Some(s));
+            assert!(s.tag().chars().count() <= 5, "{s:?}");
         }
     }
 }

@@ -19,18 +19,19 @@ pub enum Guard {
 }
 
 impl Guard {
-    /// Every guard: each of the core's checks, then the rules that are not ticket checks.
-    pub const ALL: [Guard; 9] = [
-        Guard::Check(Check::Signature),
-        Guard::Check(Check::Principal),
-        Guard::Check(Check::Expiry),
-        Guard::Check(Check::Request),
-        Guard::Check(Check::Answer),
-        Guard::Check(Check::SingleUse),
-        Guard::Encoding,
-        Guard::Protocol,
-        Guard::Robustness,
-    ];
+    /// Every guard: each of the core's checks in the order it runs them ([`Check::ALL`]), then
+    /// the rules that are not ticket checks.
+    pub const ALL: [Guard; Check::ALL.len() + 3] = {
+        let mut all = [Guard::Robustness; Check::ALL.len() + 3];
+        let mut i = 0;
+        while i < Check::ALL.len() {
+            all[i] = Guard::Check(Check::ALL[i]);
+            i += 1;
+        }
+        all[i] = Guard::Encoding;
+        all[i + 1] = Guard::Protocol;
+        all
+    };
 
     /// The name a report's `guard` and an expected file's `"guard:NAME"` use: the check's
     /// id, or `encoding`, `protocol`, `robustness`.
@@ -525,6 +526,12 @@ mod tests {
             assert!(ROWS[..i].iter().all(|o| o.id != r.id), "{}", r.id);
             assert!(!r.why().is_empty(), "{}", r.id);
         }
+        // The checks in the core's order, then the rules that are not ticket checks.
+        assert_eq!(Guard::ALL[..Check::ALL.len()], Check::ALL.map(Guard::Check));
+        assert_eq!(
+            Guard::ALL[Check::ALL.len()..],
+            [Guard::Encoding, Guard::Protocol, Guard::Robustness]
+        );
         for c in Check::ALL {
             assert!(Guard::ALL.contains(&Guard::Check(c)), "{c:?}");
             let tried = ROWS.iter().any(|r| r.guard == Guard::Check(c));

@@ -4,13 +4,11 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::answered::{classify, Answered};
 use crate::error::{
     RpcError, HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
 };
-use crate::wire::{
-    request, ClientCapabilities, Envelope, InputRequest, Message, RequestId, ResultType,
-    MODERN_VERSION,
-};
+use crate::wire::{request, ClientCapabilities, Envelope, InputRequest, RequestId, MODERN_VERSION};
 
 /// Rounds before the client gives up, as the SDKs do.
 pub const MAX_ROUNDS: u32 = 10;
@@ -225,11 +223,17 @@ impl Client {
         response: &Value,
         host: &mut dyn Host,
     ) -> Step {
-        let (id, result) = match Message::from_value(response) {
-            Ok(Message::Response { id, result }) => (id, result),
-            Ok(Message::Error { error, .. }) => return Step::Failed(CallError::Rpc(error)),
-            Ok(_) => return Step::Failed(CallError::Protocol("expected a response".into())),
-            Err(e) => return Step::Failed(CallError::Protocol(e.message)),
+        if response.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Step::Failed(CallError::Protocol("\"jsonrpc\" must be \"2.0\"".into()));
+        }
+        let (result, asks) = match classify(response) {
+            Answered::Error(error) => return Step::Failed(CallError::Rpc(error)),
+            Answered::Malformed(why) => return Step::Failed(CallError::Protocol(why)),
+            Answered::Complete(result) => (result, false),
+            Answered::InputRequired(result) => (result, true),
+        };
+        let Some(id) = response.get("id").and_then(RequestId::from_value) else {
+            return Step::Failed(CallError::Protocol("a response needs an \"id\"".into()));
         };
         if id != call.current_id {
             return Step::Failed(CallError::Protocol(format!(
@@ -237,74 +241,70 @@ impl Client {
                 call.current_id
             )));
         }
-        match ResultType::of(&result) {
-            Err(e) => Step::Failed(CallError::Protocol(e)),
-            Ok(ResultType::Complete) => Step::Complete(result),
-            Ok(ResultType::InputRequired) => {
-                if call.round >= MAX_ROUNDS {
-                    return Step::Failed(CallError::TooManyRounds);
-                }
-                let mut extra = Map::new();
-                match result.get("inputRequests") {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Object(reqs)) => {
-                        let mut answers = Map::new();
-                        for (key, raw) in reqs {
-                            let req = match InputRequest::from_value(raw) {
-                                Ok(r) => r,
-                                Err(e) => {
-                                    return Step::Failed(CallError::Protocol(format!(
-                                        "inputRequests[{key:?}]: {e}"
-                                    )))
-                                }
-                            };
-                            let answer = match &req {
-                                InputRequest::ElicitForm { .. }
-                                | InputRequest::ElicitUrl { .. } => host.elicit(key, &req),
-                                InputRequest::Sampling { .. } => match host.sample(key, &req) {
-                                    Some(a) => a,
-                                    None => return Step::Failed(CallError::Declined(key.clone())),
-                                },
-                                InputRequest::Roots => host.roots(key),
-                            };
-                            answers.insert(key.clone(), answer);
+        if !asks {
+            return Step::Complete(result);
+        }
+        if call.round >= MAX_ROUNDS {
+            return Step::Failed(CallError::TooManyRounds);
+        }
+        let mut extra = Map::new();
+        match result.get("inputRequests") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(reqs)) => {
+                let mut answers = Map::new();
+                for (key, raw) in reqs {
+                    let req = match InputRequest::from_value(raw) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            return Step::Failed(CallError::Protocol(format!(
+                                "inputRequests[{key:?}]: {e}"
+                            )))
                         }
-                        if !answers.is_empty() {
-                            extra.insert("inputResponses".into(), Value::Object(answers));
+                    };
+                    let answer = match &req {
+                        InputRequest::ElicitForm { .. } | InputRequest::ElicitUrl { .. } => {
+                            host.elicit(key, &req)
                         }
-                    }
-                    Some(_) => {
-                        return Step::Failed(CallError::Protocol(
-                            "inputRequests must be an object".into(),
-                        ))
-                    }
+                        InputRequest::Sampling { .. } => match host.sample(key, &req) {
+                            Some(a) => a,
+                            None => return Step::Failed(CallError::Declined(key.clone())),
+                        },
+                        InputRequest::Roots => host.roots(key),
+                    };
+                    answers.insert(key.clone(), answer);
                 }
-                match result.get("requestState") {
-                    None | Some(Value::Null) => {}
-                    // Echoed exactly: never parsed, trimmed or re-encoded.
-                    Some(Value::String(s)) => {
-                        extra.insert("requestState".into(), Value::String(s.clone()));
-                    }
-                    Some(_) => {
-                        return Step::Failed(CallError::Protocol(
-                            "requestState must be a string".into(),
-                        ))
-                    }
+                if !answers.is_empty() {
+                    extra.insert("inputResponses".into(), Value::Object(answers));
                 }
-                // Nothing to answer and no state to carry: the retry would be the same request
-                // again, and so would the next. Say so instead of looping.
-                if extra.is_empty() {
-                    return Step::Failed(CallError::Protocol(
-                        "input_required with no inputRequests to answer and no requestState: retrying would only repeat the request".into(),
-                    ));
-                }
-                let (id, msg) = self.build(&call.method, &call.params, extra);
-                call.round += 1;
-                call.current_id = id.clone();
-                call.ids.push(id);
-                Step::Retry(msg)
+            }
+            Some(_) => {
+                return Step::Failed(CallError::Protocol(
+                    "inputRequests must be an object".into(),
+                ))
             }
         }
+        match result.get("requestState") {
+            None | Some(Value::Null) => {}
+            // Echoed exactly: never parsed, trimmed or re-encoded.
+            Some(Value::String(s)) => {
+                extra.insert("requestState".into(), Value::String(s.clone()));
+            }
+            Some(_) => {
+                return Step::Failed(CallError::Protocol("requestState must be a string".into()))
+            }
+        }
+        // Nothing to answer and no state to carry: the retry would be the same request
+        // again, and so would the next. Say so instead of looping.
+        if extra.is_empty() {
+            return Step::Failed(CallError::Protocol(
+                        "input_required with no inputRequests to answer and no requestState: retrying would only repeat the request".into(),
+                    ));
+        }
+        let (id, msg) = self.build(&call.method, &call.params, extra);
+        call.round += 1;
+        call.current_id = id.clone();
+        call.ids.push(id);
+        Step::Retry(msg)
     }
 
     /// Runs a whole call against `send` (one request in, one response out).
@@ -370,22 +370,25 @@ pub fn classify_probe(response: Option<&Value>) -> ProbeVerdict {
             })
             .unwrap_or_default()
     };
-    if let Some(result) = response.get("result") {
-        let supported = versions(result.get("supportedVersions"));
-        return if supported.iter().any(|v| v == MODERN_VERSION) {
-            ProbeVerdict::Modern
-        } else {
-            ProbeVerdict::Legacy
-        };
-    }
-    let error = response.get("error");
-    match error.and_then(|e| e.get("code")).and_then(Value::as_i64) {
+    let error = match classify(response) {
+        Answered::Complete(result) | Answered::InputRequired(result) => {
+            let supported = versions(result.get("supportedVersions"));
+            return if supported.iter().any(|v| v == MODERN_VERSION) {
+                ProbeVerdict::Modern
+            } else {
+                ProbeVerdict::Legacy
+            };
+        }
+        Answered::Error(e) => e,
+        Answered::Malformed(_) => return ProbeVerdict::Legacy,
+    };
+    match error.code {
         // Codes 2025-11-25 does not have: the server speaks 2026-07-28.
-        Some(HEADER_MISMATCH | MISSING_REQUIRED_CLIENT_CAPABILITY) => return ProbeVerdict::Modern,
-        Some(UNSUPPORTED_PROTOCOL_VERSION) => {}
+        HEADER_MISMATCH | MISSING_REQUIRED_CLIENT_CAPABILITY => return ProbeVerdict::Modern,
+        UNSUPPORTED_PROTOCOL_VERSION => {}
         _ => return ProbeVerdict::Legacy,
     }
-    let supported = versions(error.and_then(|e| e.pointer("/data/supported")));
+    let supported = versions(error.data.as_ref().and_then(|d| d.get("supported")));
     if supported.iter().any(|v| v == MODERN_VERSION) {
         ProbeVerdict::RetryWith(MODERN_VERSION.to_owned())
     } else if supported.iter().any(|v| is_modern_version(v)) {

@@ -18,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+pub mod answered;
 pub mod canonical;
 pub mod catalog;
 pub mod checks;

@@ -118,6 +118,21 @@ pub fn reason(r: &Refusal) -> String {
     }
 }
 
+/// The lesson's status glyphs: the one table the page, the audit and the command lines draw
+/// them from. Each is shown beside its word, never alone and never as colour alone.
+pub mod glyph {
+    /// Passed; allowed; answered right.
+    pub const YES: &str = "✓";
+    /// Failed; not allowed; answered wrong.
+    pub const NO: &str = "✗";
+    /// Not reached; skipped.
+    pub const NOT_RUN: &str = "–";
+    /// Asked again.
+    pub const ASKED: &str = "?";
+    /// Switched off.
+    pub const OFF: &str = "○";
+}
+
 /// How the lesson draws one check's outcome: a symbol, and the same in words, so nothing
 /// rests on the glyph or its colour.
 pub trait StatusWords {
@@ -130,11 +145,11 @@ pub trait StatusWords {
 impl StatusWords for Status {
     fn symbol(&self) -> &'static str {
         match self {
-            Status::Passed => "✓",
-            Status::Failed(_) => "✗",
-            Status::Unanswered { .. } => "?",
-            Status::NotReached => "–",
-            Status::Off => "○",
+            Status::Passed => glyph::YES,
+            Status::Failed(_) => glyph::NO,
+            Status::Unanswered { .. } => glyph::ASKED,
+            Status::NotReached => glyph::NOT_RUN,
+            Status::Off => glyph::OFF,
         }
     }
 

@@ -150,6 +150,117 @@ pub fn edit_claim(ticket: &str, pointer: &str, value: Value) -> Option<String> {
     rewrite_payload(ticket, |_| edited).ok()
 }
 
+/// A claim the inspector lets the reader change by hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Editable {
+    /// Where the handler's work deploys (`state.env`).
+    Env,
+    /// The principal (`sub`).
+    Sub,
+    /// The expiry (`exp`), edited as `t`, seconds on the world's clock.
+    Exp,
+}
+
+impl Editable {
+    /// Every editable claim, in the order the inspector lists them.
+    pub const ALL: [Editable; 3] = [Editable::Env, Editable::Sub, Editable::Exp];
+
+    /// Its name in markup (`data-claim`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Editable::Env => "env",
+            Editable::Sub => "sub",
+            Editable::Exp => "exp",
+        }
+    }
+
+    /// Its label beside the box.
+    pub fn label(self) -> &'static str {
+        match self {
+            Editable::Env => "state.env ",
+            Editable::Sub => "sub (the principal) ",
+            Editable::Exp => "exp, as t in seconds ",
+        }
+    }
+
+    /// True when its box takes a number.
+    pub fn numeric(self) -> bool {
+        self == Editable::Exp
+    }
+
+    fn pointer(self) -> &'static str {
+        match self {
+            Editable::Env => "/state/env",
+            Editable::Sub => "/sub",
+            Editable::Exp => "/exp",
+        }
+    }
+
+    /// What its box shows for a payload: the text, or `None` for an `exp` past what the
+    /// inspector shows (up to `u64::MAX`: marked out of range, never a wrapped number). A
+    /// missing or unreadable text reads empty; a missing or unreadable `exp`, as t = 0.
+    fn shown(self, claims: &Value) -> Option<String> {
+        let v = claims.pointer(self.pointer());
+        match self {
+            Editable::Exp => v
+                .and_then(Value::as_u64)
+                .map_or(Some(0), lab_t)
+                .map(|t| t.to_string()),
+            _ => Some(v.and_then(Value::as_str).unwrap_or("").to_owned()),
+        }
+    }
+
+    /// The claim's new JSON value for what the reader typed: text as it is, `exp` from `t`
+    /// (clamped at 0 s since 1970); `None` when the box holds no whole number.
+    fn value(self, typed: &str) -> Option<Value> {
+        match self {
+            Editable::Exp => {
+                let t = typed.trim().parse::<i64>().ok()?;
+                Some(Value::from((EPOCH_S as i64).saturating_add(t).max(0)))
+            }
+            _ => Some(Value::from(typed)),
+        }
+    }
+}
+
+/// One editable claim and what its box shows ([`Editable::shown`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditableClaim {
+    /// Which claim.
+    pub claim: Editable,
+    /// What its box shows; `None` for an `exp` past what the inspector shows (marked out of
+    /// range).
+    pub shown: Option<String>,
+}
+
+impl Inspection {
+    /// The claims the reader may edit, as their boxes show them; none when the payload is
+    /// not readable JSON (a sealed ticket, a broken one).
+    pub fn editable(&self) -> Vec<EditableClaim> {
+        let Some(claims) = self
+            .payload
+            .as_deref()
+            .and_then(|p| serde_json::from_str::<Value>(p).ok())
+        else {
+            return Vec::new();
+        };
+        Editable::ALL
+            .into_iter()
+            .map(|claim| EditableClaim {
+                claim,
+                shown: claim.shown(&claims),
+            })
+            .collect()
+    }
+}
+
+/// `ticket` with `claim` set to what the reader typed in its box, the signature kept (edits
+/// are verified, never re-signed); `None` when the text does not fit the claim or the ticket
+/// has no readable payload.
+pub fn edit(ticket: &str, claim: Editable, typed: &str) -> Option<String> {
+    edit_claim(ticket, claim.pointer(), claim.value(typed)?)
+}
+
 /// What a claim is for, and what a replica running `policy` does with it: a claim whose check
 /// is off says so, never that the replica refuses what it lets through.
 pub fn explain_claim(key: &str, policy: &CheckPolicy) -> String {
@@ -431,6 +542,58 @@ pub fn minted_ticket(knobs: Knobs) -> Option<String> {
 mod tests {
     use super::*;
     use crate::checks::symbols;
+
+    #[test]
+    fn the_editable_claims_are_read_and_written_here() {
+        let k = Knobs::default();
+        let bobs = minted_ticket(k).unwrap();
+        let i = inspect(k, &bobs, 8).unwrap();
+        let shown: Vec<(&str, Option<String>)> = i
+            .editable()
+            .into_iter()
+            .map(|c| (c.claim.id(), c.shown))
+            .collect();
+        let ttl = k.ttl_s.to_string();
+        assert_eq!(
+            shown,
+            [
+                ("env", Some("staging".to_owned())),
+                ("sub", Some("bob".to_owned())),
+                ("exp", Some(ttl))
+            ]
+        );
+        // exp is typed as t and written as Unix seconds, never below 0.
+        let later = edit(&bobs, Editable::Exp, " 9999 ").unwrap();
+        let j = inspect(k, &later, 8).unwrap();
+        assert!(j
+            .fields
+            .iter()
+            .any(|f| f.key == "exp" && f.value == (EPOCH_S + 9999).to_string()));
+        assert_eq!(j.editable()[2].shown.as_deref(), Some("9999"));
+        let before = edit(&bobs, Editable::Exp, &(-(EPOCH_S as i64) - 5).to_string()).unwrap();
+        assert_eq!(
+            inspect(k, &before, 8).unwrap().editable()[2]
+                .shown
+                .as_deref(),
+            Some(&*(-(EPOCH_S as i64)).to_string())
+        );
+        assert_eq!(edit(&bobs, Editable::Exp, "soon"), None);
+        // An exp past the year 9999 is out of range, not a wrapped number.
+        let far = edit_claim(&bobs, "/exp", Value::from(u64::MAX)).unwrap();
+        assert_eq!(inspect(k, &far, 8).unwrap().editable()[2].shown, None);
+        // Text claims take the text as it is.
+        let prod = edit(&bobs, Editable::Env, "prod").unwrap();
+        assert_eq!(
+            inspect(k, &prod, 8).unwrap().editable()[0].shown.as_deref(),
+            Some("prod")
+        );
+        // A sealed ticket has nothing to edit.
+        let mut sealed = k;
+        sealed.seal = Seal::Sealed;
+        let t = minted_ticket(sealed).unwrap();
+        assert!(inspect(sealed, &t, 8).unwrap().editable().is_empty());
+        assert_eq!(edit(&t, Editable::Env, "prod"), None);
+    }
 
     /// B with its signature check off, and bob's ticket edited to prod.
     fn unsigned_b_edited_to_prod() -> Inspection {

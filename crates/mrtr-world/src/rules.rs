@@ -2,6 +2,7 @@
 //! answers, and the page shows what it may ask for and what it did. Its `tools/call` is the
 //! lesson's own: bob's client calls `deploy` for staging, and the lab's deploy handler runs.
 
+use mrtr_core::answered::{classify, Answered};
 use mrtr_core::wire::{
     may_require_input, ClientCapabilities, Envelope, InputKind, InputRequest, INPUT_CAPABLE_METHODS,
 };
@@ -46,6 +47,8 @@ pub enum Answer {
     },
     /// Any other error: its code and message.
     Error(i64, String),
+    /// Not a response the core can read (never from the lab's own server), and why.
+    Malformed(String),
 }
 
 impl Answer {
@@ -58,6 +61,7 @@ impl Answer {
                 format!("error {code}: a capability is missing")
             }
             Answer::Error(c, m) => format!("error {c}: {m}"),
+            Answer::Malformed(why) => format!("not a response: {why}"),
         }
     }
 }
@@ -140,8 +144,8 @@ pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
         },
     );
     let response = reply.response.clone().unwrap_or(Value::Null);
-    let answer = if let Some(e) = reply.error() {
-        if e.code == mrtr_core::error::MISSING_REQUIRED_CLIENT_CAPABILITY {
+    let answer = match classify(&response) {
+        Answered::Error(e) if e.code == mrtr_core::error::MISSING_REQUIRED_CLIENT_CAPABILITY => {
             Answer::MissingCapability {
                 code: e.code,
                 required: e
@@ -149,23 +153,22 @@ pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
                     .and_then(|d| d.get("requiredCapabilities").cloned())
                     .unwrap_or(Value::Null),
             }
-        } else {
-            Answer::Error(e.code, e.message)
         }
-    } else if response.pointer("/result/resultType") == Some(&json!("input_required")) {
-        let kinds = response
-            .pointer("/result/inputRequests")
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.values()
-                    .filter_map(|r| InputRequest::from_value(r).ok())
-                    .map(|r| r.kind())
-                    .collect()
-            })
-            .unwrap_or_default();
-        Answer::Asked(kinds)
-    } else {
-        Answer::Complete
+        Answered::Error(e) => Answer::Error(e.code, e.message),
+        Answered::InputRequired(result) => Answer::Asked(
+            result
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .map(|m| {
+                    m.values()
+                        .filter_map(|r| InputRequest::from_value(r).ok())
+                        .map(|r| r.kind())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        ),
+        Answered::Complete(_) => Answer::Complete,
+        Answered::Malformed(why) => Answer::Malformed(why),
     };
     let may_ask = may_require_input(method);
     let allowed = KINDS
@@ -191,6 +194,7 @@ pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
         }
         (Answer::Complete, true) => "The server had all it needed and completed.".into(),
         (Answer::Error(c, m), true) => format!("The server answered {c}: {m}."),
+        (Answer::Malformed(why), true) => format!("The server's answer is not a JSON-RPC response: {why}."),
     };
     Exploration {
         method: method.to_owned(),
@@ -247,6 +251,7 @@ mod tests {
                         "{method} completed without asking"
                     ),
                     Answer::Error(c, m) => panic!("{method} {caps:?}: {c} {m}"),
+                    Answer::Malformed(why) => panic!("{method} {caps:?}: {why}"),
                 }
                 if !may_require_input(method) {
                     assert_eq!(e.answer, Answer::Complete);

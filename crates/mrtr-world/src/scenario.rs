@@ -2,6 +2,7 @@
 //! ticket and message in them comes from running the core.
 
 use crate::checks::{CheckWords, SealWords};
+use mrtr_core::answered::{classify, Answered};
 use mrtr_core::checks::Status;
 use mrtr_core::ticket::{anatomy, rewrite_payload};
 use mrtr_core::{AgreeableHost, Principal, Step as ClientStep};
@@ -132,7 +133,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     };
     // What bob is about to confirm: the flow the retry belongs to.
     let mut flow = reply.minted().map(|(_, c)| crate::setup::Flow::of(c));
-    let asked = resp.pointer("/result/resultType") == Some(&json!("input_required"));
+    let asked = matches!(classify(&resp), Answered::InputRequired(_));
     w.send(
         Actor::ReplicaA,
         Actor::Balancer,
@@ -316,6 +317,41 @@ mod tests {
                 format!("deployed to staging, release {release}").as_str()
             ))
         );
+    }
+
+    #[test]
+    fn the_servers_phase_is_read_off_each_steps_events() {
+        use crate::trace::ServerPhase::*;
+        let phases = |t: &Trace| {
+            (0..t.steps.len())
+                .map(|s| t.server_phase(s))
+                .collect::<Vec<_>>()
+        };
+        let honest = round_trip(Knobs::default(), Ending::Honest);
+        assert_eq!(phases(&honest), [FirstCall, Asked, Away, Away, Away, Retry]);
+        assert_eq!(honest.server_phase(99), Retry);
+        let tampered = round_trip(Knobs::default(), Ending::Tampered);
+        assert_eq!(
+            phases(&tampered),
+            [FirstCall, Asked, Away, Away, Away, Refused]
+        );
+        // With the signature check off, the edited ticket is not refused: B finishes.
+        let mut k = Knobs::default();
+        k.policy_b.signature = false;
+        assert_eq!(round_trip(k, Ending::Tampered).server_phase(5), Retry);
+        // A refusal of the first call is a refusal, whatever the step's number.
+        let mut w = World::new(Knobs::default());
+        let bob = Principal::user("bob");
+        let bad = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "deploy"}});
+        w.send(
+            Actor::Balancer,
+            Actor::ReplicaA,
+            MessageKind::Call,
+            bad.clone(),
+        );
+        w.serve(Replica::A, &bob, &bad);
+        w.step("1", "", Actor::ReplicaA);
+        assert_eq!(phases(&w.finish()), [Refused]);
     }
 
     #[test]

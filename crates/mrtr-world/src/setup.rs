@@ -1,6 +1,7 @@
 //! The common start of the ticket widgets: bob called deploy to staging on replica A at
 //! t = 0 and holds the ticket it minted, with the honest retry ready to send.
 
+use mrtr_core::answered::{classify, Answered};
 use mrtr_core::checks::{Check, Status};
 use mrtr_core::ticket::{Claims, Seal};
 use mrtr_core::{AgreeableHost, Principal, Step as ClientStep, Verdict};
@@ -130,23 +131,23 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Reads the outcome off a response and the verdict on its ticket: an error (or no
-    /// result) is a refusal, `input_required` is asked again, else the result's text.
+    /// The core's reading of the response ([`classify`]) in the lesson's terms: a refusal,
+    /// or a response that is none, is refused at the verdict's first failed check.
     pub fn of(response: &Value, verdict: &Verdict) -> Outcome {
-        if response.get("error").is_some() || response.get("result").is_none() {
-            return Outcome::Refused {
+        match classify(response) {
+            Answered::Complete(result) => Outcome::Completed(
+                result
+                    .pointer("/content/0/text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            ),
+            Answered::InputRequired(_) => Outcome::AskedAgain,
+            answered @ (Answered::Error(_) | Answered::Malformed(_)) => Outcome::Refused {
                 check: verdict.first_failure().map(|(c, _)| c),
-                code: response.pointer("/error/code").and_then(Value::as_i64),
-            };
+                code: answered.code(),
+            },
         }
-        if response.pointer("/result/resultType") == Some(&json!("input_required")) {
-            return Outcome::AskedAgain;
-        }
-        let text = response
-            .pointer("/result/content/0/text")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        Outcome::Completed(text.to_owned())
     }
 
     /// True when the work was done.
@@ -400,9 +401,9 @@ pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value, seal
                 check.question(seal),
                 crate::checks::reason(why)
             ),
-            None => match response.pointer("/error/message").and_then(Value::as_str) {
-                Some(m) => format!("Refused: {m}."),
-                None => "No answer.".into(),
+            None => match classify(response) {
+                Answered::Error(e) => format!("Refused: {}.", e.message),
+                _ => "No answer.".into(),
             },
         },
     }
@@ -527,5 +528,25 @@ mod tests {
         let asked = json!({"result": {"resultType": "input_required"}});
         assert_eq!(Outcome::of(&asked, &empty), Outcome::AskedAgain);
         assert!(!Outcome::of(&Value::Null, &empty).completed());
+    }
+
+    #[test]
+    fn a_response_the_core_cannot_read_is_refused_never_done() {
+        let empty = Verdict {
+            outcomes: vec![],
+            claims: None,
+        };
+        let refused = Outcome::Refused {
+            check: None,
+            code: None,
+        };
+        for bad in [
+            json!({"result": {"resultType": "task", "content": [{"type": "text", "text": "deployed"}]}}),
+            json!({"result": {"content": []}, "error": {"code": -32602, "message": "x"}}),
+            json!({"error": {"code": "-32602", "message": "x"}}),
+            json!("deployed"),
+        ] {
+            assert_eq!(Outcome::of(&bad, &empty), refused, "{bad}");
+        }
     }
 }

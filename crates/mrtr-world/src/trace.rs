@@ -158,6 +158,45 @@ pub struct Trace {
     pub harm: Option<crate::setup::Harm>,
 }
 
+/// What the server's code is doing at a step of the story, as the step's events say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerPhase {
+    /// The first call reaches a replica: the handler runs with no ticket.
+    FirstCall,
+    /// A replica answers `input_required`: the handler asks and the ticket is minted.
+    Asked,
+    /// The request is with the host, the client or the balancer: no server code runs.
+    Away,
+    /// A replica judges the returned ticket (or finishes without one): the checks, then the
+    /// handler.
+    Retry,
+    /// A replica refuses: the handler never runs (or runs no further).
+    Refused,
+}
+
+impl ServerPhase {
+    /// Read off one step's events: a refusal, then a replica checking a ticket or finishing,
+    /// then a replica asking, then a call reaching a replica; otherwise no server code runs.
+    pub fn of(events: &[Event]) -> ServerPhase {
+        let any = |f: &dyn Fn(&EventKind) -> bool| events.iter().any(|e| f(&e.kind));
+        if any(&|k| matches!(k, EventKind::Refused { .. })) {
+            ServerPhase::Refused
+        } else if any(&|k| matches!(k, EventKind::Checked { .. } | EventKind::Completed { .. })) {
+            ServerPhase::Retry
+        } else if any(
+            &|k| matches!(k, EventKind::Sent { from, kind: MessageKind::InputRequired, .. } if from.is_replica()),
+        ) {
+            ServerPhase::Asked
+        } else if any(
+            &|k| matches!(k, EventKind::Sent { to, kind: MessageKind::Call, .. } if to.is_replica()),
+        ) {
+            ServerPhase::FirstCall
+        } else {
+            ServerPhase::Away
+        }
+    }
+}
+
 fn first_verdict(events: &[Event]) -> Option<&Verdict> {
     events.iter().find_map(|e| match &e.kind {
         EventKind::Checked { verdict, .. } => Some(verdict),
@@ -179,6 +218,17 @@ impl Trace {
             .filter(|e| matches!(&e.kind, EventKind::Sent { json, .. } if json.get("jsonrpc").is_some()))
             .map(|e| (e.id, e))
             .collect()
+    }
+
+    /// What the server's code does at `step` (the last step for one past the end).
+    pub fn server_phase(&self, step: usize) -> ServerPhase {
+        let step = step.min(self.steps.len().saturating_sub(1));
+        let events = self
+            .steps
+            .get(step)
+            .map(|s| &self.events[s.events.clone()])
+            .unwrap_or_default();
+        ServerPhase::of(events)
     }
 
     /// The first verdict in the trace.

@@ -229,11 +229,7 @@ fn table(r: &Report, target: &str) -> String {
         r.requests
     );
     for row in &r.rows {
-        let (sym, word) = match row.status {
-            Status::Pass => ("✓", "pass"),
-            Status::Fail => ("✗", "FAIL"),
-            Status::Skipped => ("–", "skip"),
-        };
+        let (sym, word) = (row.status.symbol(), row.status.tag());
         s.push_str(&format!(
             "  {sym} {word:<5} {:<18} {:<12} {}\n          {}\n",
             row.row.id,

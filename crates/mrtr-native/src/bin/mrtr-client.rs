@@ -10,6 +10,7 @@ use std::io::{IsTerminal, Write};
 use clap::Parser;
 use serde_json::{json, Map, Value};
 
+use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{classify_probe, ProbeVerdict};
 use mrtr_core::wire::{ClientCapabilities, InputRequest, LEGACY_VERSION, MODERN_VERSION};
 use mrtr_core::{Client, Host, Step};
@@ -244,11 +245,7 @@ fn probe(client: &mut Client, t: &mut dyn Transport, timeout_s: f64) -> Result<b
         };
         match classify_probe(response.as_ref()) {
             ProbeVerdict::Modern => {
-                if let Some(code) = response
-                    .as_ref()
-                    .and_then(|r| r.pointer("/error/code"))
-                    .and_then(Value::as_i64)
-                {
+                if let Some(code) = response.as_ref().and_then(|r| classify(r).code()) {
                     eprintln!("mrtr-client: server/discover was refused with {code}, an error only 2026-07-28 has: speaking 2026-07-28, not falling back");
                 }
                 return Ok(true);
@@ -364,16 +361,16 @@ fn call_legacy(
     let init = json!({"jsonrpc": "2.0", "id": "legacy-initialize", "method": "initialize", "params": {
         "protocolVersion": LEGACY_VERSION, "capabilities": caps, "clientInfo": {"name": "mrtr-client", "version": env!("CARGO_PKG_VERSION")}}});
     let r = t.request(&init, &mut answer)?;
-    if let Some(e) = r.get("error") {
-        return Err(format!("initialize failed: {e}"));
+    if let Answered::Error(_) = classify(&r) {
+        return Err(format!("initialize failed: {}", r["error"]));
     }
     t.notify(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
     let call = json!({"jsonrpc": "2.0", "id": "legacy-call", "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
     let r = t.request(&call, &mut answer)?;
-    match (r.get("result"), r.get("error")) {
-        (Some(res), _) => Ok(res.clone()),
-        (_, Some(e)) => Err(format!("server error {e}")),
-        _ => Err("malformed response".into()),
+    match classify(&r) {
+        Answered::Complete(res) | Answered::InputRequired(res) => Ok(res),
+        Answered::Error(_) => Err(format!("server error {}", r["error"])),
+        Answered::Malformed(why) => Err(format!("malformed response: {why}")),
     }
 }
 
