@@ -274,7 +274,7 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
 /// message that carries it, else in the hand of whoever received it last.
 fn ticket_chip(
     t: &Trace,
-    step: &mrtr_world::Step,
+    step: &mrtr_world::StoryStep,
     moving: Option<(usize, f64)>,
     layout: Layout,
 ) -> Option<TicketChip> {

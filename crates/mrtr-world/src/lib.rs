@@ -24,5 +24,5 @@ pub mod world;
 pub use actor::{Actor, Replica};
 pub use knobs::{Knobs, StoreMode};
 pub use scenario::{round_trip, Ending};
-pub use trace::{Event, EventKind, MessageKind, Step, Trace};
+pub use trace::{Event, EventKind, MessageKind, StoryStep, Trace};
 pub use world::World;
