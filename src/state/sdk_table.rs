@@ -108,7 +108,7 @@ pub fn variants(lang: Lang) -> &'static [Variant] {
 
 /// One server's verdict on one protection, with the audit rows behind it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Verdict {
+pub struct ServerVerdict {
     pub cell: Cell,
     /// The audit rows and their verdicts, e.g. `("other-token", "fail")`.
     pub evidence: Vec<(&'static str, String)>,
@@ -119,7 +119,7 @@ pub struct Verdict {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     pub guard: Guard,
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<ServerVerdict>,
     pub advice: &'static str,
 }
 
@@ -169,7 +169,7 @@ pub fn filed_under(row: &Row, verdicts: &serde_json::Map<String, Value>) -> Guar
     }
 }
 
-fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> Verdict {
+fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> ServerVerdict {
     let evidence: Vec<(&'static str, String)> = ROWS
         .iter()
         .filter(|r| filed_under(r, verdicts) == guard)
@@ -182,7 +182,7 @@ fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> Verdict {
     } else {
         Cell::NotTested
     };
-    Verdict { cell, evidence }
+    ServerVerdict { cell, evidence }
 }
 
 /// The table for a language's audited servers, from the audit's expected verdicts; `None`
@@ -201,7 +201,7 @@ pub fn table(lang: Lang) -> Option<Vec<Entry>> {
         GUARDS
             .into_iter()
             .map(|guard| {
-                let verdicts: Vec<Verdict> = maps.iter().map(|m| verdict(m, guard)).collect();
+                let verdicts: Vec<ServerVerdict> = maps.iter().map(|m| verdict(m, guard)).collect();
                 let advice = advice(lang, guard, verdicts[0].cell);
                 Entry {
                     guard,
