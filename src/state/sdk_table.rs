@@ -24,6 +24,7 @@ pub const GUARDS: [Guard; 6] = [
     Guard::Check(Check::SingleUse),
 ];
 
+/// A guard's name, as its row's heading.
 pub fn guard_name(g: Guard) -> &'static str {
     match g {
         Guard::Check(c) => c.short(),
@@ -33,6 +34,7 @@ pub fn guard_name(g: Guard) -> &'static str {
     }
 }
 
+/// What an SDK's example does about one guard, read off the audit rows of its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cell {
     /// Every audit row of this kind that ran passed.
@@ -55,6 +57,7 @@ impl Cell {
         }
     }
 
+    /// The cell's CSS class: `ok`, `no` or `skip`.
     pub fn class(self) -> &'static str {
         match self {
             Cell::SdkDoes => "ok",
@@ -71,6 +74,7 @@ pub struct Variant {
     pub server: &'static str,
     /// The column's heading.
     pub heading: &'static str,
+    /// The server's source, from the repository's root.
     pub path: &'static str,
     /// The author's own hardening, as opposed to the SDK's example as it is.
     pub hardened: bool,
@@ -109,6 +113,7 @@ pub fn variants(lang: Lang) -> &'static [Variant] {
 /// One server's verdict on one protection, with the audit rows behind it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServerVerdict {
+    /// What the server's audit rows of this guard come to.
     pub cell: Cell,
     /// The audit rows and their verdicts, e.g. `("other-token", "fail")`.
     pub evidence: Vec<(&'static str, String)>,
@@ -118,8 +123,11 @@ pub struct ServerVerdict {
 /// the example.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// The protection the row is about.
     pub guard: Guard,
+    /// One verdict per audited server, in the order of the language's servers.
     pub verdicts: Vec<ServerVerdict>,
+    /// What to do about a gap in the SDK's example (the first server): empty when the example does it.
     pub advice: &'static str,
 }
 
