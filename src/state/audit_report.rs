@@ -13,17 +13,21 @@ use mrtr_audit::{Failed, ReadError, ReportFile, Row, Status, SCHEMA};
 /// audit engine in its wasm.)
 pub const SAMPLE_FILE: &str = "audit-sample.json";
 
+/// One row of the report, as the card shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowView {
+    /// The row's id, as the report gives it.
     pub id: String,
     /// The lab's row of that id; `None` for a row this page does not know.
     pub row: Option<&'static Row>,
     /// "pass", "fail" or "skipped".
     pub status: &'static str,
+    /// What the report gives as the row's evidence, as text.
     pub evidence: String,
 }
 
 impl RowView {
+    /// The status's symbol (`–` for a status the audit does not know).
     pub fn symbol(&self) -> &'static str {
         Status::from_id(self.status).map_or("–", Status::symbol)
     }
@@ -34,15 +38,21 @@ impl RowView {
     }
 }
 
+/// A report, read for the card.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReportView {
+    /// What the audit ran against, as the report says.
     pub target: String,
+    /// The tool the audit called.
     pub tool: String,
+    /// How many requests the audit sent.
     pub requests: u64,
+    /// The rows, in the report's order.
     pub rows: Vec<RowView>,
 }
 
 impl ReportView {
+    /// How many rows have `status` (`"pass"`, `"fail"` or `"skipped"`).
     pub fn count(&self, status: &str) -> usize {
         self.rows.iter().filter(|r| r.status == status).count()
     }
