@@ -5,8 +5,6 @@
 //! A scenario drives it and yields a [`trace::Trace`]; the state at step N is read off the
 //! trace, never remembered, so stepping back costs nothing.
 
-#![warn(missing_docs)]
-
 pub mod actor;
 pub mod checks;
 pub mod diff;
