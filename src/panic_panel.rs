@@ -3,6 +3,7 @@
 
 use wasm_bindgen::JsCast;
 
+/// The DOM id of the panel a panic writes into the page.
 pub const PANEL_ID: &str = "fatal-error";
 
 /// Chains our panel after the standard console logger.

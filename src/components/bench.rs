@@ -35,6 +35,7 @@ fn world_of(k: Knobs) -> Knobs {
     Knobs { ttl_s: 0, ..k }
 }
 
+/// The attack bench: every misuse of the ticket on one clock.
 #[component]
 pub fn AttackBench() -> impl IntoView {
     let link = use_link();

@@ -9,7 +9,10 @@ use crate::state::link::{LinkStoreFields, Widget};
 
 /// "Break it": what replica B checks, which key it holds, and how tickets are sealed.
 #[component]
-pub fn ServerKnobs(widget: Widget) -> impl IntoView {
+pub fn ServerKnobs(
+    /// The widget the knobs sit in: it prefixes their ids, and a change points the link at it.
+    widget: Widget,
+) -> impl IntoView {
     let link = use_link();
     let prefix = widget.id();
     // Folded until asked for, unless the page opens with B already broken (a deep link).

@@ -1,20 +1,28 @@
 //! Leptos view components of the widgets. Each reads traces and verdicts computed by the core;
 //! none types one in.
 
+/// The audit card: what the audit checks, and a report read or made on the spot.
 pub mod audit;
 pub mod bench;
 mod check_list;
 pub mod clock;
 pub mod code;
+/// Read the code: the deploy handler in three implementations, in step with the round trip.
 pub mod embed_docs;
 mod gloss;
+/// The ticket inspector: the ticket taken apart and judged live.
 pub mod inspector;
+/// The "break it" knobs of the replicas, and the bench's.
 pub mod knobs;
+/// The notes on what could not be used from the link or query.
 pub mod notes;
 pub mod page_link;
+/// Run it raw: the lab's raw transcripts of both eras, side by side.
 pub mod quiz;
+/// The round trip: the diagram, its player controls and the transcript.
 pub mod raw;
 pub mod roundtrip;
+/// The theme toggle (auto, light, dark) and the theme it remembers.
 pub mod rules;
 pub mod theme;
 

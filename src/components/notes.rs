@@ -2,7 +2,10 @@ use leptos::prelude::*;
 
 /// What could not be used from the link or query (nothing when everything could).
 #[component]
-pub fn LinkNotes(notes: RwSignal<Vec<String>>) -> impl IntoView {
+pub fn LinkNotes(
+    /// The notes, one per setting that could not be used.
+    notes: RwSignal<Vec<String>>,
+) -> impl IntoView {
     view! {
         <Show when=move || notes.with(|n| !n.is_empty())>
             <div class="note" role="status" data-testid="link-note">

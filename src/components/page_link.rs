@@ -9,10 +9,12 @@ use reactive_stores::Store;
 
 use crate::state::link::{Link, LinkStoreFields, Widget};
 
+/// The address's fragment (`#…`), or empty.
 pub fn location_hash() -> String {
     window().location().hash().unwrap_or_default()
 }
 
+/// The address's query (`?…`), or empty.
 pub fn location_search() -> String {
     window().location().search().unwrap_or_default()
 }

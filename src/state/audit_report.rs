@@ -13,16 +13,21 @@ use mrtr_audit::{Failed, ReadError, ReportFile, Row, Status, SCHEMA};
 /// audit engine in its wasm.)
 pub const SAMPLE_FILE: &str = "audit-sample.json";
 
+/// One row of the report, as the card shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowView {
+    /// The row's id, as the report gives it.
     pub id: String,
     /// The lab's row of that id; `None` for a row this page does not know.
     pub row: Option<&'static Row>,
+    /// How the row came out.
     pub status: Status,
+    /// What the report gives as the row's evidence, as text.
     pub evidence: String,
 }
 
 impl RowView {
+    /// The status's symbol, from the one table of them (`mrtr_world::checks::glyph`).
     pub fn symbol(&self) -> &'static str {
         self.status.symbol()
     }
@@ -33,15 +38,21 @@ impl RowView {
     }
 }
 
+/// A report, read for the card.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReportView {
+    /// What the audit ran against, as the report says.
     pub target: String,
+    /// The tool the audit called.
     pub tool: String,
+    /// How many requests the audit sent.
     pub requests: u64,
+    /// The rows, in the report's order.
     pub rows: Vec<RowView>,
 }
 
 impl ReportView {
+    /// How many rows came out as `status`.
     pub fn count(&self, status: Status) -> usize {
         self.rows.iter().filter(|r| r.status == status).count()
     }

@@ -7,12 +7,18 @@ use mrtr_core::Verdict;
 use mrtr_world::checks::{reason, CheckWords, StatusWords};
 use mrtr_world::setup::Harm;
 
+/// One check's row in the page's list of checks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckRow {
+    /// The check's id (`Check::id`).
     pub id: &'static str,
+    /// The question the check asks of the ticket.
     pub question: &'static str,
+    /// The status's symbol, shown beside its word.
     pub symbol: &'static str,
+    /// The status's word (never colour alone).
     pub word: &'static str,
+    /// Why it failed, or what is unanswered; `None` otherwise.
     pub reason: Option<String>,
 }
 

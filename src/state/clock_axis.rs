@@ -7,6 +7,7 @@ const SCALES: [u64; 8] = [60, 120, 180, 240, 300, 450, 600, 900];
 
 /// The shortest and longest lifetime the TTL handle can set.
 pub const TTL_MIN: u64 = 10;
+/// The longest lifetime the TTL handle can set, in seconds.
 pub const TTL_MAX: u64 = 600;
 
 /// The axis's end for a ticket lifetime of `ttl` seconds.
@@ -27,6 +28,7 @@ pub enum Place {
     Off,
 }
 
+/// Where time `t` sits on an axis ending at `scale`: thousandths of the track, or off its end.
 pub fn place(t: u64, scale: u64) -> Place {
     if t > scale {
         Place::Off

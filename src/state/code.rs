@@ -13,17 +13,23 @@ use mrtr_world::checks::{CheckWords, SealWords};
 
 use super::highlight::Syntax;
 
+/// A language of "Read the code": which implementation of the deploy handler is shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lang {
+    /// The TypeScript SDK's example (and its hardened copy).
     #[default]
     TypeScript,
+    /// The Python SDK's example.
     Python,
+    /// The lab's own Rust core.
     Rust,
 }
 
 impl Lang {
+    /// Every language, in the tabs' order.
     pub const ALL: [Lang; 3] = [Lang::TypeScript, Lang::Python, Lang::Rust];
 
+    /// The language's name in a link (`lang=`).
     pub fn id(self) -> &'static str {
         match self {
             Lang::TypeScript => "ts",
@@ -32,10 +38,12 @@ impl Lang {
         }
     }
 
+    /// A language by its name in a link.
     pub fn from_id(s: &str) -> Option<Lang> {
         Lang::ALL.into_iter().find(|l| l.id() == s)
     }
 
+    /// The language's tab label, with the SDK's version.
     pub fn label(self) -> &'static str {
         match self {
             Lang::TypeScript => "TypeScript SDK 2.4.0",
@@ -63,6 +71,7 @@ impl Lang {
         }
     }
 
+    /// How the highlighter reads the language's listings.
     pub fn syntax(self) -> Syntax {
         match self {
             Lang::TypeScript => Syntax::JavaScript,
@@ -79,6 +88,7 @@ pub struct Listing {
     pub path: &'static str,
     /// The line number, in the file, of the listing's first line.
     pub first_line: usize,
+    /// The listing's source text.
     pub text: &'static str,
     /// What the listing is, in a few words.
     pub caption: &'static str,
@@ -90,17 +100,22 @@ impl Listing {
         self.text.lines().count()
     }
 
+    /// True when the listing has no text.
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
 
+    /// The line number, in the file, of the listing's last line.
     pub fn last_line(&self) -> usize {
         self.first_line + self.len().saturating_sub(1)
     }
 }
 
+/// The TypeScript SDK's example server, as shown.
 pub const TS_SERVER: &str = include_str!("../../interop/ts_server.mjs");
+/// The TypeScript example hardened: the caller and the request bound into the ticket.
 pub const TS_SERVER_HARDENED: &str = include_str!("../../interop/ts_server_hardened.mjs");
+/// The Python SDK's example server, as shown.
 pub const PY_SERVER: &str = include_str!("../../interop/py_server.py");
 // The two functions of the core the Rust tab shows, cut at build time (build.rs).
 include!(concat!(env!("OUT_DIR"), "/code_excerpts.rs"));
@@ -155,12 +170,12 @@ pub use mrtr_world::ServerPhase;
 
 /// The server's code at a phase, in the page's words.
 pub trait PhaseWords {
+    /// What happens in the server's code, in a sentence, for `lang` (an SDK, or the lab's core
+    /// protecting its tickets with `seal`).
     fn summary(self, lang: Lang, seal: Seal) -> String;
 }
 
 impl PhaseWords for ServerPhase {
-    /// What happens in the server's code, in a sentence, for `lang` (an SDK, or the lab's core
-    /// protecting its tickets with `seal`).
     fn summary(self, lang: Lang, seal: Seal) -> String {
         let lib = if lang == Lang::Rust { "core" } else { "SDK" };
         let verb = lang.ticket_seal(seal).verb();
@@ -177,7 +192,9 @@ impl PhaseWords for ServerPhase {
 /// Whether marked lines run the handler's own code or a check on the ticket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MarkKind {
+    /// The handler's own code runs.
     Runs,
+    /// A check on the ticket runs.
     Checks,
 }
 
@@ -210,14 +227,20 @@ fn spec(
 /// Marked lines: numbers are the file's own (as shown in the gutter).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mark {
+    /// Which listing the lines are in (an index into the language's listings).
     pub listing: usize,
+    /// The first marked line (the file's numbering).
     pub first: usize,
+    /// The last marked line (the file's numbering).
     pub last: usize,
+    /// Whether the lines run the handler or a check.
     pub kind: MarkKind,
+    /// What the marked lines do at this step, in a sentence.
     pub note: String,
 }
 
 impl Mark {
+    /// True when line `line` (the file's numbering) of listing `listing` is marked.
     pub fn covers(&self, listing: usize, line: usize) -> bool {
         self.listing == listing && (self.first..=self.last).contains(&line)
     }

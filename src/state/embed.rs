@@ -2,13 +2,17 @@
 
 use super::link::Widget;
 
+/// An embedded widget's theme, chosen by `&theme=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Theme {
+    /// The light theme.
     Light,
+    /// The dark theme.
     Dark,
 }
 
 impl Theme {
+    /// The theme's name in a query and in storage.
     pub fn id(self) -> &'static str {
         match self {
             Theme::Light => "light",
@@ -16,6 +20,7 @@ impl Theme {
         }
     }
 
+    /// A theme by its name.
     pub fn from_id(s: &str) -> Option<Theme> {
         match s {
             "light" => Some(Theme::Light),
@@ -45,9 +50,12 @@ impl codee::Decoder<Option<Theme>> for ThemeCodec {
     }
 }
 
+/// What the page's query (`?embed=…&theme=…&compact=1`) asks for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Query {
+    /// The widget shown alone (`?embed=`), if any.
     pub embed: Option<Widget>,
+    /// The theme asked for (`&theme=`), if any.
     pub theme: Option<Theme>,
     /// `&compact=1`: the wire log folded and the extras (hints, settings) hidden.
     pub compact: bool,

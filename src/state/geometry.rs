@@ -7,6 +7,7 @@ use mrtr_world::trace::{Event, EventKind};
 
 /// The wide diagram's coordinate box.
 pub const VIEW_W: f64 = 760.0;
+/// The wide diagram's height, in user units.
 pub const VIEW_H: f64 = 410.0;
 
 /// A row of replica B's checks, in user units.
@@ -16,11 +17,14 @@ pub const CHECK_ROW: f64 = 19.0;
 /// shrink its labels below reading size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
+    /// Left to right (wide screens).
     Wide,
+    /// Top to bottom (phones).
     Tall,
 }
 
 impl Layout {
+    /// The layout's coordinate box: width and height, in user units.
     pub fn view_box(self) -> (f64, f64) {
         match self {
             Layout::Wide => (VIEW_W, VIEW_H),
@@ -28,6 +32,7 @@ impl Layout {
         }
     }
 
+    /// The layout's name (`wide` or `tall`).
     pub fn id(self) -> &'static str {
         match self {
             Layout::Wide => "wide",

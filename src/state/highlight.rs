@@ -3,19 +3,29 @@
 //! downloaded, so the page makes no request outside its folder; it never fails and never
 //! changes the text: the pieces of every line, joined, give back the source exactly.
 
+/// A language the highlighter reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Syntax {
+    /// JavaScript (the TypeScript SDK's example).
     JavaScript,
+    /// Python.
     Python,
+    /// Rust.
     Rust,
 }
 
+/// What a piece of a line is, for its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tok {
+    /// Anything else.
     Plain,
+    /// A keyword of the language.
     Keyword,
+    /// A string literal.
     Str,
+    /// A comment.
     Comment,
+    /// A number literal.
     Number,
 }
 

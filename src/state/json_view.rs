@@ -8,9 +8,11 @@ use serde_json::Value;
 /// One run of text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
+    /// The text.
     pub text: String,
     /// The key this token names, when the page explains it.
     pub field: Option<&'static str>,
+    /// How the token's field changed, when it did.
     pub change: Option<Change>,
     /// Stands for folded content.
     pub folded: Option<Folded>,
@@ -30,6 +32,7 @@ pub enum Folded {
 /// What a folded message hides: `_meta` (the envelope) and a form's `requestedSchema`, and
 /// each ticket string, shown as what anyone holding it reads.
 pub struct Folding<'a> {
+    /// What anyone holding a ticket reads of it: the chip's text.
     pub ticket_face: &'a dyn Fn(&str) -> String,
     /// The ticket the server issued: any other one is marked as edited.
     pub issued: Option<&'a str>,
@@ -42,6 +45,7 @@ pub struct Folding<'a> {
 pub struct Note {
     /// The page's anchor for it (`tip-{id}`).
     pub id: &'static str,
+    /// The note's text.
     pub text: &'static str,
     /// Where it applies: paths of keys from the message's top, `*` for any one key (the keys
     /// the server chose for its questions).

@@ -26,19 +26,27 @@ use super::playback::{clamp_speed, parse_speed, speed_text};
 /// The widgets, by their fragment name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Widget {
+    /// The round trip, step by step.
     #[default]
     RoundTrip,
+    /// The ticket inspector.
     Ticket,
     /// The attack bench: every misuse of the ticket on one clock.
     Bench,
+    /// Run it raw: the two eras' transcripts side by side.
     Raw,
+    /// Read the code: the deploy handler in three languages.
     Code,
+    /// The rules explorer: which methods may ask for input, and for what.
     Rules,
+    /// The quiz.
     Quiz,
+    /// The audit card.
     Audit,
 }
 
 impl Widget {
+    /// Every widget, in the page's order.
     pub const ALL: [Widget; 8] = [
         Widget::RoundTrip,
         Widget::Ticket,
@@ -50,6 +58,7 @@ impl Widget {
         Widget::Audit,
     ];
 
+    /// The widget's name in a link (`w=`).
     pub fn id(self) -> &'static str {
         match self {
             Widget::RoundTrip => "roundtrip",
@@ -79,27 +88,41 @@ impl Widget {
 pub struct Link {
     /// The widget the link points at (the page scrolls to it).
     pub widget: Widget,
+    /// The knobs of the replicas (TTL, seal, checks, store, seed…).
     pub knobs: Knobs,
     // The round trip.
+    /// The round trip: how the story ends.
     pub ending: Ending,
+    /// The round trip: the step shown (from 0).
     pub step: usize,
+    /// The round trip: the playback speed (1.0 is 1×).
     pub speed: f64,
     // The inspector: a ticket typed by the reader (None: bob's own).
+    /// The inspector: a ticket typed by the reader (`None`: bob's own).
     pub ticket: Option<String>,
     // The bench: when each move is sent (in `Move::ALL`'s order), the move opened, and
     // whether the reader predicts before the reveal.
+    /// The bench: when each move is sent, in seconds, in [`Move::ALL`]'s order.
     pub times: [u64; Move::ALL.len()],
+    /// The bench: the move opened, if any.
     pub mv: Option<Move>,
+    /// The bench: whether the reader predicts each move's fate before the reveal.
     pub predict: bool,
     // Run it raw: what is broken, and which legacy transport.
+    /// Run it raw: what is broken.
     pub breakage: Breakage,
+    /// Run it raw: the legacy lane runs over a stateless connection (`lane=stateless`).
     pub stateless: bool,
     // The rules explorer: the method, and the declared capabilities.
+    /// The rules explorer: the method asked about.
     pub method: &'static str,
+    /// The rules explorer: the capabilities the client declares.
     pub caps: ClientCapabilities,
     // The audit card: the sample report of a weak server is shown.
+    /// The audit card: the sample report of a weak server is shown.
     pub audit_sample: bool,
     // Read the code: which language's handler (the step is the round trip's).
+    /// Read the code: which language's handler is shown (the step is the round trip's).
     pub lang: Lang,
 }
 
@@ -161,7 +184,9 @@ impl Default for Link {
 /// typed ticket of [`mrtr_core::ticket::MAX_TICKET_LEN`] bytes, each percent-encoded (3
 /// characters), and room for every other setting at its longest (under 1 KB).
 pub const MAX_FRAGMENT: usize = 3 * mrtr_core::ticket::MAX_TICKET_LEN + 1024;
+/// Longest ticket lifetime a link may set, in seconds (`ttl=`, from 1).
 pub const MAX_TTL_S: u64 = 3600;
+/// Highest round-trip step a link may set (`step=`).
 pub const MAX_STEP: usize = 1000;
 
 fn off_list(policy: &CheckPolicy) -> String {

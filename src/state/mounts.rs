@@ -7,6 +7,7 @@ use super::link::Widget;
 /// A place in index.html that a part of the app renders into (`data-mount="…"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Slot {
+    /// A widget's mount point.
     Widget(Widget),
     /// The embed docs: a section of its own, not a widget a link can point at.
     EmbedDocs,
@@ -45,6 +46,7 @@ impl Slot {
 pub struct Slots(u16);
 
 impl Slots {
+    /// Every slot.
     pub fn all() -> Slots {
         Slot::ALL
             .into_iter()
@@ -52,18 +54,22 @@ impl Slots {
             .fold(Slots::default(), Slots::union)
     }
 
+    /// The set holding `s` alone.
     pub fn of(s: Slot) -> Slots {
         Slots(s.bit())
     }
 
+    /// This set with `s` added.
     pub fn with(self, s: Slot) -> Slots {
         Slots(self.0 | s.bit())
     }
 
+    /// Every slot of either set.
     pub fn union(self, other: Slots) -> Slots {
         Slots(self.0 | other.0)
     }
 
+    /// True when `s` is in the set.
     pub fn contains(self, s: Slot) -> bool {
         self.0 & s.bit() != 0
     }

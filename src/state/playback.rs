@@ -10,20 +10,27 @@ pub const STEP_MS: f64 = 2600.0;
 /// The speeds offered.
 pub const SPEEDS: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 
+/// The round trip's player: the step shown, how far its animation is, and how it plays.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Playback {
+    /// The step shown (from 0).
     pub step: usize,
     /// 0 = the step just started, 1 = settled (every message arrived).
     pub progress: f64,
+    /// Whether the player is playing.
     pub playing: bool,
+    /// The playback speed (1.0 is 1×).
     pub speed: f64,
+    /// How many steps the trace has (at least 1).
     pub steps: usize,
 }
 
 /// What only the player knows; the rest of a [`Playback`] lives elsewhere.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Motion {
+    /// How far the step's animation is: 0 just started, 1 settled.
     pub progress: f64,
+    /// Whether the player is playing.
     pub playing: bool,
 }
 
@@ -67,6 +74,7 @@ impl Playback {
         }
     }
 
+    /// True when the last step has settled.
     pub fn at_end(&self) -> bool {
         self.step + 1 >= self.steps && self.progress >= 1.0
     }
@@ -102,10 +110,12 @@ impl Playback {
         self.playing = true;
     }
 
+    /// Stops where it is.
     pub fn pause(&mut self) {
         self.playing = false;
     }
 
+    /// Plays when paused, pauses when playing.
     pub fn toggle(&mut self) {
         if self.playing {
             self.pause()
@@ -114,6 +124,7 @@ impl Playback {
         }
     }
 
+    /// Pauses, then settles the step if it is under way, else moves to the next step (never past the last).
     pub fn forward(&mut self) {
         self.playing = false;
         if self.progress < 1.0 {
@@ -123,24 +134,28 @@ impl Playback {
         }
     }
 
+    /// Pauses and shows the previous step settled (the first stays the first).
     pub fn back(&mut self) {
         self.playing = false;
         self.step = self.step.saturating_sub(1);
         self.progress = 1.0;
     }
 
+    /// Pauses and shows `step` settled (past the end: the last).
     pub fn seek(&mut self, step: usize) {
         self.playing = false;
         self.step = step.min(self.steps - 1);
         self.progress = 1.0;
     }
 
+    /// Pauses and shows the first step settled.
     pub fn restart(&mut self) {
         self.playing = false;
         self.step = 0;
         self.progress = 1.0;
     }
 
+    /// Sets the speed, clamped to the speeds offered.
     pub fn set_speed(&mut self, speed: f64) {
         self.speed = clamp_speed(speed);
     }

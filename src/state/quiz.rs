@@ -8,8 +8,11 @@ use serde_json::{json, Value};
 /// one, or misses a right one).
 pub type Choice = (&'static str, bool, &'static str);
 
+/// One question of the quiz.
 pub struct Question {
+    /// The question's id, under which its answer is kept.
     pub id: &'static str,
+    /// The question, as asked.
     pub prompt: &'static str,
     /// Lines of code the question asks the reader to read, shown under the prompt.
     pub code: Option<&'static str>,
@@ -17,11 +20,13 @@ pub struct Question {
     pub options: &'static [Choice],
     /// Several options may be right; the reader picks all that apply.
     pub multi: bool,
+    /// The explanation the feedback gives, right or wrong, before its link to the lab.
     pub explanation: &'static str,
     /// The fragment of the widget state that shows it.
     pub link: &'static str,
 }
 
+/// Every question, in the quiz's order.
 pub const QUESTIONS: &[Question] = &[
     Question {
         id: "integrity",
@@ -295,6 +300,7 @@ pub fn is_correct(q: &Question, selected: &[usize]) -> bool {
 /// wrong pick is wrong (and, on a pick-all question, why each missed one is right).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Feedback {
+    /// True when the picks are exactly the right options.
     pub correct: bool,
     /// Right options picked, of all right options.
     pub found: (usize, usize),
@@ -304,6 +310,7 @@ pub struct Feedback {
     pub missed: Vec<(&'static str, &'static str)>,
 }
 
+/// What to tell the reader about picking `selected` (option numbers in the order written).
 pub fn feedback(q: &Question, selected: &[usize]) -> Feedback {
     let picked = |i: usize| selected.contains(&i);
     let right = q.options.iter().filter(|o| o.1).count();
@@ -339,6 +346,7 @@ pub fn feedback(q: &Question, selected: &[usize]) -> Feedback {
 /// What the reader has answered, by question id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Progress {
+    /// Each answered question's picked options (their numbers in the order written), by id.
     pub answers: BTreeMap<String, Vec<usize>>,
 }
 
@@ -367,6 +375,7 @@ impl codee::Decoder<Progress> for ProgressCodec {
 }
 
 impl Progress {
+    /// The progress as the JSON kept in the browser's storage.
     pub fn to_json(&self) -> String {
         json!({"answers": self.answers}).to_string()
     }

@@ -29,6 +29,7 @@ pub fn guards() -> Vec<Guard> {
         .collect()
 }
 
+/// A guard's name, as its row's heading.
 pub fn guard_name(g: Guard) -> &'static str {
     match g {
         Guard::Check(c) => c.short(),
@@ -38,6 +39,7 @@ pub fn guard_name(g: Guard) -> &'static str {
     }
 }
 
+/// What an SDK's example does about one guard, read off the audit rows of its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cell {
     /// Every audit row of this kind that ran passed.
@@ -60,6 +62,7 @@ impl Cell {
         }
     }
 
+    /// The cell's CSS class: `ok`, `no` or `skip`.
     pub fn class(self) -> &'static str {
         match self {
             Cell::SdkDoes => "ok",
@@ -76,6 +79,7 @@ pub struct Variant {
     pub server: &'static str,
     /// The column's heading.
     pub heading: &'static str,
+    /// The server's source, from the repository's root.
     pub path: &'static str,
     /// The author's own hardening, as opposed to the SDK's example as it is.
     pub hardened: bool,
@@ -113,7 +117,8 @@ pub fn variants(lang: Lang) -> &'static [Variant] {
 
 /// One server's verdict on one protection, with the audit rows behind it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Verdict {
+pub struct ServerVerdict {
+    /// What the server's audit rows of this guard come to.
     pub cell: Cell,
     /// The audit rows and their verdicts, e.g. `("other-token", Some(Status::Fail))`; `None`
     /// when the expected verdicts have none for the row.
@@ -124,8 +129,11 @@ pub struct Verdict {
 /// the example.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// The protection the row is about.
     pub guard: Guard,
-    pub verdicts: Vec<Verdict>,
+    /// One verdict per audited server, in the order of the language's servers.
+    pub verdicts: Vec<ServerVerdict>,
+    /// What to do about a gap in the SDK's example (the first server): empty when the example does it.
     pub advice: &'static str,
 }
 
@@ -178,7 +186,7 @@ pub fn filed_under(row: &Row, verdicts: &serde_json::Map<String, Value>) -> Guar
     }
 }
 
-fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> Verdict {
+fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> ServerVerdict {
     let evidence: Vec<(&'static str, Option<Status>)> = ROWS
         .iter()
         .filter(|r| filed_under(r, verdicts) == guard)
@@ -191,7 +199,7 @@ fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> Verdict {
     } else {
         Cell::NotTested
     };
-    Verdict { cell, evidence }
+    ServerVerdict { cell, evidence }
 }
 
 /// The table for a language's audited servers, from the audit's expected verdicts; `None`
@@ -210,7 +218,7 @@ pub fn table(lang: Lang) -> Option<Vec<Entry>> {
         guards()
             .into_iter()
             .map(|guard| {
-                let verdicts: Vec<Verdict> = maps.iter().map(|m| verdict(m, guard)).collect();
+                let verdicts: Vec<ServerVerdict> = maps.iter().map(|m| verdict(m, guard)).collect();
                 let advice = advice(lang, guard, verdicts[0].cell);
                 Entry {
                     guard,

@@ -1,12 +1,18 @@
 //! The spec's rules on requestState, each with the widget state that shows it.
 
+/// One of the spec's rules on requestState, and a link to the widget state that shows it.
 pub struct SpecRule {
+    /// The rule, in a sentence or two.
     pub rule: &'static str,
+    /// Who the rule binds, and how strongly (e.g. `server MUST`).
     pub who: &'static str,
+    /// The fragment (without `#`) of the widget state that shows the rule.
     pub link: &'static str,
+    /// What that state shows, after "See: ".
     pub see: &'static str,
 }
 
+/// The spec's rules on requestState, in the page's order.
 pub const SPEC_RULES: &[SpecRule] = &[
     SpecRule { who: "server MUST", rule: "A returned ticket is untrusted input. If it steers authorization, resources or business logic, protect it with a MAC or AEAD, and refuse any that does not verify.", link: "w=roundtrip&end=tampered&step=5", see: "the edited ticket, refused" },
     SpecRule { who: "server SHOULD", rule: "Bind the state to the authenticated principal, and check it.", link: "w=bench&move=alice&predict=0", see: "alice with bob's ticket" },

@@ -9,6 +9,7 @@ use mrtr_world::{Actor, EventKind, MessageKind, Trace};
 
 use super::playback::Playback;
 
+/// The diagram's edges, each a pair of actors a message can travel between.
 pub const EDGES: [(Actor, Actor); 4] = [
     (Actor::Host, Actor::Client),
     (Actor::Client, Actor::Balancer),
@@ -40,6 +41,7 @@ pub fn message_label(k: MessageKind, json: &serde_json::Value) -> String {
     }
 }
 
+/// The CSS classes of a message of kind `k` on the diagram.
 pub fn kind_class(k: MessageKind) -> &'static str {
     match k {
         MessageKind::Call | MessageKind::Retry => "msg request",
@@ -52,10 +54,15 @@ pub fn kind_class(k: MessageKind) -> &'static str {
 /// What the diagram shows at one moment: computed from the trace and the player.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Frame {
+    /// The actor the step is about.
     pub focus: Actor,
+    /// The edges the step's messages travel.
     pub active_edges: Vec<(Actor, Actor)>,
+    /// The message drawn, if any: its position (x, y), its kind and its label.
     pub message: Option<(f64, f64, MessageKind, String)>,
+    /// The replicas that have forgotten the call by now.
     pub forgot: Vec<Actor>,
+    /// True when the client holds the ticket (from the answer that brings it to the retry).
     pub holds_ticket: bool,
     /// The ticket as a token on the diagram: where it is, and what anyone holding it reads.
     pub ticket: Option<TicketChip>,
@@ -144,6 +151,7 @@ fn host_prompt(requests: &serde_json::Value) -> Option<(String, String)> {
     Some((message, button))
 }
 
+/// The diagram at the player's moment `p` of trace `t`, in `layout` (with `reduced_motion`, nothing moves: each message is drawn at rest).
 pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> Frame {
     let Some(step) = t.steps.get(p.step) else {
         return Frame {
@@ -275,7 +283,7 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
 /// message that carries it, else in the hand of whoever received it last.
 fn ticket_chip(
     t: &Trace,
-    step: &mrtr_world::Step,
+    step: &mrtr_world::StoryStep,
     moving: Option<(usize, f64)>,
     layout: Layout,
 ) -> Option<TicketChip> {

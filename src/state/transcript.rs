@@ -9,17 +9,23 @@ use super::json_view::{folded_tokens, tokens, Folding, Token};
 /// One message on the client's wire.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Line {
+    /// The id of the event that sent the message.
     pub id: usize,
+    /// True for a message the client sends, false for one it receives.
     pub outgoing: bool,
     /// The HTTP header that says who is calling, on the client's requests.
     pub header: Option<String>,
+    /// What the message is.
     pub kind: MessageKind,
+    /// The round-trip step that sends it (from 0).
     pub step: usize,
+    /// The message's JSON, as highlighted tokens.
     pub tokens: Vec<Token>,
     /// The message read for what it says: the envelope folded, the ticket as a chip.
     pub folded: Vec<Token>,
 }
 
+/// The messages on the client's wire, in steps 0 to `upto`.
 pub fn lines(t: &Trace, upto: usize) -> Vec<Line> {
     let first_call = t.events.iter().find_map(|e| match &e.kind {
         EventKind::Sent {
@@ -87,6 +93,7 @@ pub fn quiet_step(lines: &[Line], step: usize) -> Option<&'static str> {
     )
 }
 
+/// The message's title in the wire log.
 pub fn title(l: &Line) -> String {
     let what = match l.kind {
         MessageKind::Call => "the call",

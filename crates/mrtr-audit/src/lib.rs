@@ -5,8 +5,6 @@
 //! server refused. The engine does no I/O: a [`Wire`] carries its requests (HTTP or stdio
 //! natively, a simulated replica in the page), so the same audit runs everywhere.
 
-#![warn(missing_docs)]
-
 pub mod expect;
 pub mod file;
 pub mod rows;
@@ -431,6 +429,17 @@ pub fn audit(
     })
 }
 
+/// The minted ticket for `$who`, or (returned at once) the row's judgement when none could be
+/// had.
+macro_rules! minted {
+    ($auditor:expr, $who:expr) => {
+        match $auditor.mint($who)? {
+            Ok(m) => m,
+            Err(j) => return Ok(j),
+        }
+    };
+}
+
 impl Auditor<'_> {
     fn id(&mut self) -> i64 {
         self.next_id += 1;
@@ -607,288 +616,319 @@ impl Auditor<'_> {
     }
 
     fn run(&mut self, row: &Row) -> Result<Judged, AuditError> {
-        macro_rules! minted {
-            ($who:expr) => {
-                match self.mint($who)? {
-                    Ok(m) => m,
-                    Err(j) => return Ok(j),
-                }
-            };
-        }
         let id = row.id;
         match id {
-            "honest" | "new-id" => {
-                let m = minted!(Who::Caller);
-                let retry = self.with_id(&m.retry);
-                let ex = self.send(&retry, Who::Caller)?;
-                let a = Answer::of(&ex);
-                if id == "honest" {
-                    let status = if a == Answer::Complete {
-                        Status::Pass
-                    } else {
-                        Status::Fail
-                    };
-                    return Ok((
-                        status,
-                        format!("sent the honest retry; got {}", a.words()),
-                        Some(retry),
-                        Some(ex.body),
-                    ));
-                }
-                let same = ex.body.get("id") == retry.get("id");
-                Ok((
-                    if same { Status::Pass } else { Status::Fail },
-                    format!(
-                        "the retry went out with id {}; the answer carried id {}",
-                        retry["id"],
-                        ex.body.get("id").cloned().unwrap_or(Value::Null)
-                    ),
-                    Some(retry),
-                    Some(ex.body),
-                ))
-            }
-            "standard-alphabet" => {
-                // A ticket spelled without - or _ reads the same in both alphabets; about
-                // one in four signed tickets is, so take the first of a few that is not.
-                // A server that mints the same ticket for the same call within a second (the
-                // TS SDK's codec does) gets a different argument on each try, so its tickets
-                // differ.
-                for i in 0..ALPHABET_TRIES {
-                    let params =
-                        json!({"name": self.tool, "arguments": try_arguments(&self.arguments, i)});
-                    let m = match self.mint_call(params, Who::Caller)? {
-                        Ok(m) => m,
-                        Err(j) => return Ok(j),
-                    };
-                    if let Some(v) = variants::standard_alphabet(&m.ticket) {
-                        return self.refuses_all(&m, vec![v], Who::Caller);
-                    }
-                }
-                Ok(skipped("none of the tickets minted had a - or _, so their spelling is the same in both alphabets"))
-            }
+            "honest" | "new-id" => self.honest_retry(id),
+            "standard-alphabet" => self.standard_alphabet(),
             "substitution" | "field-edit" | "truncated" | "appended" | "no-signature"
-            | "padding" | "whitespace" | "non-ascii" => {
-                let m = minted!(Who::Caller);
-                let vs = match id {
-                    "substitution" => variants::substitutions(&m.ticket),
-                    "field-edit" => match variants::field_edit(&m.ticket) {
-                        Some(v) => vec![v],
-                        None => return Ok(skipped("the payload is not readable (sealed): no field to edit; the substitutions cover it")),
-                    },
-                    "truncated" => variants::truncated(&m.ticket),
-                    "appended" => variants::appended(&m.ticket),
-                    "no-signature" => match variants::without_signature(&m.ticket) {
-                        Some(v) => v,
-                        None => return Ok(skipped("the ticket is one sealed segment: no separate signature to remove")),
-                    },
-                    "padding" => variants::padded(&m.ticket),
-                    "whitespace" => variants::whitespace(&m.ticket),
-                    _ => variants::non_ascii(&m.ticket),
-                };
-                self.refuses_all(&m, vs, Who::Caller)
-            }
-            "other-token" | "no-token" => {
-                if !self.wire.principals() {
-                    return Ok(skipped("one principal here (stdio: the process user), so there is nobody else to steal the ticket"));
-                }
-                let m = minted!(Who::Caller);
-                let msg = self.with_id(&m.retry);
-                let who = if id == "other-token" {
-                    Who::Other
-                } else {
-                    Who::Nobody
-                };
-                let what = if id == "other-token" {
-                    "the honest retry with another caller's token"
-                } else {
-                    "the honest retry with no token"
-                };
-                self.refused(msg, who, what)
-            }
-            "other-arguments" | "extra-argument" => {
-                let m = minted!(Who::Caller);
-                let mut msg = self.with_id(&m.retry);
-                let args = &mut msg["params"]["arguments"];
-                let what = if id == "extra-argument" {
-                    if !args.is_object() {
-                        *args = json!({});
-                    }
-                    args["mrtr_audit_extra"] = json!(true);
-                    "the honest retry with an extra argument mrtr_audit_extra".to_owned()
-                } else {
-                    match change_an_argument(args) {
-                        Some(what) => format!("the honest retry with {what}"),
-                        None => return Ok(skipped("the call has no argument to change")),
-                    }
-                };
-                self.refused(msg, Who::Caller, &what)
-            }
+            | "padding" | "whitespace" | "non-ascii" => self.tampered(id),
+            "other-token" | "no-token" => self.stolen(id),
+            "other-arguments" | "extra-argument" => self.changed_arguments(id),
             "other-tool" => self.other_tool(),
-            "expired" => {
-                let Some(wait) = self.opts.ttl_wait_s else {
-                    return Ok(skipped(
-                        "give --ttl-wait SECONDS, longer than the server's ticket lifetime",
-                    ));
-                };
-                let m = minted!(Who::Caller);
-                if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
-                    return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));
-                }
-                self.wire.wait_ms(wait * 1000);
-                let msg = self.with_id(&m.retry);
-                self.refused(
-                    msg,
-                    Who::Caller,
-                    &format!("the honest retry {wait} s later"),
-                )
-            }
-            "renewal" => {
-                let Some(wait) = self.opts.ttl_wait_s else {
-                    return Ok(skipped(
-                        "give --ttl-wait SECONDS, longer than the server's ticket lifetime",
-                    ));
-                };
-                // Minted just after a second begins, so that halfway through the wait is still
-                // inside the first ticket's life on a server that counts whole seconds.
-                let into = self.wire.ms_into_second();
-                self.wire.wait_ms((1020 - into) % 1000);
-                let m = minted!(Who::Caller);
-                if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
-                    return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));
-                }
-                self.renewal(&m, wait)
-            }
-            "repeat" | "launder" | "race" => {
-                if !self.opts.expect_single_use {
-                    return Ok(skipped("single use is not claimed (--expect-single-use): a server may accept a ticket more than once"));
-                }
-                let m = minted!(Who::Caller);
-                match id {
-                    "repeat" => self.repeat(&m),
-                    "launder" => self.launder(&m),
-                    _ => self.race(&m),
-                }
-            }
-            "capability-gating" => {
-                let m = minted!(Who::Caller);
-                let mut msg = self.with_id(&m.retry);
-                if let Some(p) = msg["params"].as_object_mut() {
-                    p.remove("inputResponses");
-                }
-                msg["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
-                let ex = self.send(&msg, Who::Caller)?;
-                let undeclared: Vec<String> = ex
-                    .body
-                    .pointer("/result/inputRequests")
-                    .and_then(Value::as_object)
-                    .map(|reqs| {
-                        reqs.iter()
-                            .filter_map(|(k, r)| {
-                                InputRequest::from_value(r)
-                                    .ok()
-                                    .map(|r| format!("{k} ({})", r.kind().label()))
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let a = Answer::of(&ex);
-                let status = if undeclared.is_empty() && !matches!(a, Answer::Broken(_)) {
-                    Status::Pass
-                } else {
-                    Status::Fail
-                };
-                let got = if undeclared.is_empty() {
-                    a.words()
-                } else {
-                    format!("a request for {}", undeclared.join(", "))
-                };
-                Ok((
-                    status,
-                    format!(
-                        "sent the retry without its answer, declaring no capabilities; got {got}"
-                    ),
-                    Some(msg),
-                    Some(ex.body),
-                ))
-            }
-            "type-confusion" => {
-                let m = minted!(Who::Caller);
-                for (v, what) in [
-                    (json!(12345), "a number"),
-                    (json!({"ticket": m.ticket}), "an object"),
-                    (Value::Null, "null"),
-                    (json!([m.ticket]), "an array"),
-                ] {
-                    let mut msg = self.with_id(&m.retry);
-                    msg["params"]["requestState"] = v;
-                    let ex = self.send(&msg, Who::Caller)?;
-                    let a = Answer::of(&ex);
-                    if matches!(a, Answer::Complete | Answer::Broken(_)) {
-                        return Ok((
-                            Status::Fail,
-                            format!("sent requestState as {what}; got {}", a.words()),
-                            Some(msg),
-                            Some(ex.body),
-                        ));
-                    }
-                }
-                Ok(pass("a number, an object, null and an array: none completed, each got a JSON-RPC answer".into()))
-            }
-            "oversize-ticket" => {
-                let m = minted!(Who::Caller);
-                let mut msg = self.with_id(&m.retry);
-                msg["params"]["requestState"] = json!(variants::oversize(64 * 1024));
-                let ex = self.send(&msg, Who::Caller)?;
-                let a = Answer::of(&ex);
-                let status = if a.refused() {
-                    Status::Pass
-                } else {
-                    Status::Fail
-                };
-                let mut sent = msg;
-                sent["params"]["requestState"] = json!("v1.AAAA… (65539 characters)");
-                Ok((
-                    status,
-                    format!("sent a 64 KiB ticket; got {}", a.words()),
-                    Some(sent),
-                    Some(ex.body),
-                ))
-            }
-            _ => {
-                // "oversize-body": any answer will do, a result included; a 5xx, silence
-                // or a server that stops answering will not.
-                self.requests += 1;
-                let Some(r) = self.wire.oversize_body(2 << 20) else {
-                    return Ok(skipped(
-                        "this transport has no request body to make too large",
-                    ));
-                };
-                let ex = r.map_err(AuditError::Connection)?;
-                let answered = ex.status.is_none_or(|s| s < 500);
-                let list = self.client.simple("tools/list", json!({}));
-                let alive = Answer::of(&self.send(&list, Who::Caller)?) == Answer::Complete;
-                let status = if answered && alive {
-                    Status::Pass
-                } else {
-                    Status::Fail
-                };
-                let status_text = ex.status.map(|s| format!("HTTP {s}, ")).unwrap_or_default();
-                Ok((
-                    status,
-                    format!(
-                        "sent a 2 MiB body; got {status_text}{}; then tools/list {}",
-                        Answer::of(&ex).words(),
-                        if alive {
-                            "still answered"
-                        } else {
-                            "did not answer"
-                        }
-                    ),
-                    None,
-                    Some(ex.body),
-                ))
+            "expired" => self.expired(),
+            "renewal" => self.renewed(),
+            "repeat" | "launder" | "race" => self.spent_once(id),
+            "capability-gating" => self.capability_gating(),
+            "type-confusion" => self.type_confusion(),
+            "oversize-ticket" => self.oversize_ticket(),
+            _ => self.oversize_body(),
+        }
+    }
+
+    /// The honest retry: `honest` passes when it completes, `new-id` when its answer carries
+    /// the retry's own id.
+    fn honest_retry(&mut self, id: &str) -> Result<Judged, AuditError> {
+        let m = minted!(self, Who::Caller);
+        let retry = self.with_id(&m.retry);
+        let ex = self.send(&retry, Who::Caller)?;
+        let a = Answer::of(&ex);
+        if id == "honest" {
+            let status = if a == Answer::Complete {
+                Status::Pass
+            } else {
+                Status::Fail
+            };
+            return Ok((
+                status,
+                format!("sent the honest retry; got {}", a.words()),
+                Some(retry),
+                Some(ex.body),
+            ));
+        }
+        let same = ex.body.get("id") == retry.get("id");
+        Ok((
+            if same { Status::Pass } else { Status::Fail },
+            format!(
+                "the retry went out with id {}; the answer carried id {}",
+                retry["id"],
+                ex.body.get("id").cloned().unwrap_or(Value::Null)
+            ),
+            Some(retry),
+            Some(ex.body),
+        ))
+    }
+
+    /// A ticket respelled in the standard base64 alphabet: refused, or skipped when no ticket
+    /// minted has a `-` or `_`.
+    fn standard_alphabet(&mut self) -> Result<Judged, AuditError> {
+        // A ticket spelled without - or _ reads the same in both alphabets; about
+        // one in four signed tickets is, so take the first of a few that is not.
+        // A server that mints the same ticket for the same call within a second (the
+        // TS SDK's codec does) gets a different argument on each try, so its tickets
+        // differ.
+        for i in 0..ALPHABET_TRIES {
+            let params = json!({"name": self.tool, "arguments": try_arguments(&self.arguments, i)});
+            let m = match self.mint_call(params, Who::Caller)? {
+                Ok(m) => m,
+                Err(j) => return Ok(j),
+            };
+            if let Some(v) = variants::standard_alphabet(&m.ticket) {
+                return self.refuses_all(&m, vec![v], Who::Caller);
             }
         }
+        Ok(skipped("none of the tickets minted had a - or _, so their spelling is the same in both alphabets"))
+    }
+
+    /// An edited ticket (the variants `id` names): every variant refused.
+    fn tampered(&mut self, id: &str) -> Result<Judged, AuditError> {
+        let m = minted!(self, Who::Caller);
+        let vs = match id {
+            "substitution" => variants::substitutions(&m.ticket),
+            "field-edit" => match variants::field_edit(&m.ticket) {
+                Some(v) => vec![v],
+                None => return Ok(skipped("the payload is not readable (sealed): no field to edit; the substitutions cover it")),
+            },
+            "truncated" => variants::truncated(&m.ticket),
+            "appended" => variants::appended(&m.ticket),
+            "no-signature" => match variants::without_signature(&m.ticket) {
+                Some(v) => v,
+                None => return Ok(skipped("the ticket is one sealed segment: no separate signature to remove")),
+            },
+            "padding" => variants::padded(&m.ticket),
+            "whitespace" => variants::whitespace(&m.ticket),
+            _ => variants::non_ascii(&m.ticket),
+        };
+        self.refuses_all(&m, vs, Who::Caller)
+    }
+
+    /// The honest retry with another caller's token, or none: refused.
+    fn stolen(&mut self, id: &str) -> Result<Judged, AuditError> {
+        if !self.wire.principals() {
+            return Ok(skipped("one principal here (stdio: the process user), so there is nobody else to steal the ticket"));
+        }
+        let m = minted!(self, Who::Caller);
+        let msg = self.with_id(&m.retry);
+        let who = if id == "other-token" {
+            Who::Other
+        } else {
+            Who::Nobody
+        };
+        let what = if id == "other-token" {
+            "the honest retry with another caller's token"
+        } else {
+            "the honest retry with no token"
+        };
+        self.refused(msg, who, what)
+    }
+
+    /// The honest retry with an argument changed, or one added: refused.
+    fn changed_arguments(&mut self, id: &str) -> Result<Judged, AuditError> {
+        let m = minted!(self, Who::Caller);
+        let mut msg = self.with_id(&m.retry);
+        let args = &mut msg["params"]["arguments"];
+        let what = if id == "extra-argument" {
+            if !args.is_object() {
+                *args = json!({});
+            }
+            args["mrtr_audit_extra"] = json!(true);
+            "the honest retry with an extra argument mrtr_audit_extra".to_owned()
+        } else {
+            match change_an_argument(args) {
+                Some(what) => format!("the honest retry with {what}"),
+                None => return Ok(skipped("the call has no argument to change")),
+            }
+        };
+        self.refused(msg, Who::Caller, &what)
+    }
+
+    /// The honest retry after `--ttl-wait`: refused.
+    fn expired(&mut self) -> Result<Judged, AuditError> {
+        let Some(wait) = self.opts.ttl_wait_s else {
+            return Ok(skipped(
+                "give --ttl-wait SECONDS, longer than the server's ticket lifetime",
+            ));
+        };
+        let m = minted!(self, Who::Caller);
+        if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
+            return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));
+        }
+        self.wire.wait_ms(wait * 1000);
+        let msg = self.with_id(&m.retry);
+        self.refused(
+            msg,
+            Who::Caller,
+            &format!("the honest retry {wait} s later"),
+        )
+    }
+
+    /// Whether answering ever extends a ticket's life, over `--ttl-wait`.
+    fn renewed(&mut self) -> Result<Judged, AuditError> {
+        let Some(wait) = self.opts.ttl_wait_s else {
+            return Ok(skipped(
+                "give --ttl-wait SECONDS, longer than the server's ticket lifetime",
+            ));
+        };
+        // Minted just after a second begins, so that halfway through the wait is still
+        // inside the first ticket's life on a server that counts whole seconds.
+        let into = self.wire.ms_into_second();
+        self.wire.wait_ms((1020 - into) % 1000);
+        let m = minted!(self, Who::Caller);
+        if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
+            return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));
+        }
+        self.renewal(&m, wait)
+    }
+
+    /// Single use (when claimed): a repeat, a laundered copy, a race.
+    fn spent_once(&mut self, id: &str) -> Result<Judged, AuditError> {
+        if !self.opts.expect_single_use {
+            return Ok(skipped("single use is not claimed (--expect-single-use): a server may accept a ticket more than once"));
+        }
+        let m = minted!(self, Who::Caller);
+        match id {
+            "repeat" => self.repeat(&m),
+            "launder" => self.launder(&m),
+            _ => self.race(&m),
+        }
+    }
+
+    /// The retry without its answer, declaring no capabilities: no request for an undeclared
+    /// kind of input.
+    fn capability_gating(&mut self) -> Result<Judged, AuditError> {
+        let m = minted!(self, Who::Caller);
+        let mut msg = self.with_id(&m.retry);
+        if let Some(p) = msg["params"].as_object_mut() {
+            p.remove("inputResponses");
+        }
+        msg["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
+        let ex = self.send(&msg, Who::Caller)?;
+        let undeclared: Vec<String> = ex
+            .body
+            .pointer("/result/inputRequests")
+            .and_then(Value::as_object)
+            .map(|reqs| {
+                reqs.iter()
+                    .filter_map(|(k, r)| {
+                        InputRequest::from_value(r)
+                            .ok()
+                            .map(|r| format!("{k} ({})", r.kind().label()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let a = Answer::of(&ex);
+        let status = if undeclared.is_empty() && !matches!(a, Answer::Broken(_)) {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        let got = if undeclared.is_empty() {
+            a.words()
+        } else {
+            format!("a request for {}", undeclared.join(", "))
+        };
+        Ok((
+            status,
+            format!("sent the retry without its answer, declaring no capabilities; got {got}"),
+            Some(msg),
+            Some(ex.body),
+        ))
+    }
+
+    /// `requestState` as a number, an object, null and an array: none completes.
+    fn type_confusion(&mut self) -> Result<Judged, AuditError> {
+        let m = minted!(self, Who::Caller);
+        for (v, what) in [
+            (json!(12345), "a number"),
+            (json!({"ticket": m.ticket}), "an object"),
+            (Value::Null, "null"),
+            (json!([m.ticket]), "an array"),
+        ] {
+            let mut msg = self.with_id(&m.retry);
+            msg["params"]["requestState"] = v;
+            let ex = self.send(&msg, Who::Caller)?;
+            let a = Answer::of(&ex);
+            if matches!(a, Answer::Complete | Answer::Broken(_)) {
+                return Ok((
+                    Status::Fail,
+                    format!("sent requestState as {what}; got {}", a.words()),
+                    Some(msg),
+                    Some(ex.body),
+                ));
+            }
+        }
+        Ok(pass(
+            "a number, an object, null and an array: none completed, each got a JSON-RPC answer"
+                .into(),
+        ))
+    }
+
+    /// A 64 KiB ticket: refused.
+    fn oversize_ticket(&mut self) -> Result<Judged, AuditError> {
+        let m = minted!(self, Who::Caller);
+        let mut msg = self.with_id(&m.retry);
+        msg["params"]["requestState"] = json!(variants::oversize(64 * 1024));
+        let ex = self.send(&msg, Who::Caller)?;
+        let a = Answer::of(&ex);
+        let status = if a.refused() {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        let mut sent = msg;
+        sent["params"]["requestState"] = json!("v1.AAAA… (65539 characters)");
+        Ok((
+            status,
+            format!("sent a 64 KiB ticket; got {}", a.words()),
+            Some(sent),
+            Some(ex.body),
+        ))
+    }
+
+    /// A 2 MiB body: any answer, and the server still answers `tools/list` after.
+    fn oversize_body(&mut self) -> Result<Judged, AuditError> {
+        // "oversize-body": any answer will do, a result included; a 5xx, silence
+        // or a server that stops answering will not.
+        self.requests += 1;
+        let Some(r) = self.wire.oversize_body(2 << 20) else {
+            return Ok(skipped(
+                "this transport has no request body to make too large",
+            ));
+        };
+        let ex = r.map_err(AuditError::Connection)?;
+        let answered = ex.status.is_none_or(|s| s < 500);
+        let list = self.client.simple("tools/list", json!({}));
+        let alive = Answer::of(&self.send(&list, Who::Caller)?) == Answer::Complete;
+        let status = if answered && alive {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        let status_text = ex.status.map(|s| format!("HTTP {s}, ")).unwrap_or_default();
+        Ok((
+            status,
+            format!(
+                "sent a 2 MiB body; got {status_text}{}; then tools/list {}",
+                Answer::of(&ex).words(),
+                if alive {
+                    "still answered"
+                } else {
+                    "did not answer"
+                }
+            ),
+            None,
+            Some(ex.body),
+        ))
     }
 
     fn repeat(&mut self, m: &Minted) -> Result<Judged, AuditError> {

@@ -16,8 +16,6 @@
 //! - [`client`]: the client engine.
 //! - [`legacy`]: one connection serving both eras, with the 2025-11-25 shim.
 
-#![warn(missing_docs)]
-
 pub mod answered;
 pub mod canonical;
 pub mod catalog;

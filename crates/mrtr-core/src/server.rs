@@ -7,15 +7,15 @@ use base64::Engine;
 use serde_json::{json, Map, Value};
 
 use crate::canonical::arguments_digest;
-use crate::catalog::{Catalog, Invocation, Outcome};
+use crate::catalog::{Catalog, Handler, Invocation, Outcome};
 use crate::checks::{verify, Check, CheckPolicy, Presented, Refusal, Status, Verdict};
 use crate::entropy::{Clock, Entropy};
 use crate::error::RpcError;
 use crate::redemption::{Lookup, MemoryStore, Redemption, RedemptionStore};
 use crate::ticket::{Claims, Codec, MintError, Principal};
 use crate::wire::{
-    input_required_result, may_require_input, ClientCapabilities, Envelope, InputResponses,
-    Message, RequestId, META_SERVER_INFO, MODERN_VERSION,
+    input_required_result, may_require_input, ClientCapabilities, Envelope, InputRequest,
+    InputResponses, Message, RequestId, META_SERVER_INFO, MODERN_VERSION,
 };
 
 /// Knobs of one server (one replica).
@@ -380,6 +380,46 @@ impl Server {
         trace: &mut Vec<TraceEvent>,
         ttl_s: u64,
     ) -> Result<Value, RpcError> {
+        let (target, handler) = self.find_handler(method, params)?;
+        let arguments = round_arguments(method, params)?;
+        let mut responses = InputResponses::from_params(Some(params))?;
+        let round = Round {
+            method,
+            target,
+            arguments,
+            caps,
+            principal: ctx.principal,
+            now_s: ctx.clock.now_s(),
+            ttl_s,
+        };
+        let opened = self.open_ticket(&round, params, &mut responses, trace)?;
+        let outcome = run_handler(
+            handler,
+            &round,
+            params,
+            &responses,
+            opened.state.as_ref(),
+            trace,
+        );
+        let retried = params.get("requestState").is_some() || !responses.is_empty();
+        match outcome {
+            Outcome::Complete(body) => {
+                self.finish(&round, body, retried, opened.lineage.as_ref(), trace)
+            }
+            Outcome::Error(e) => Err(record_refusal(trace, e, "the handler returned an error")),
+            Outcome::InputRequired { requests, state } => {
+                self.ask(&round, &requests, state, opened.lineage, ctx.entropy, trace)
+            }
+        }
+    }
+
+    /// The request's target (the tool or prompt name, or the resource uri) and the handler
+    /// the catalogue has for it.
+    fn find_handler<'p>(
+        &self,
+        method: &str,
+        params: &'p Value,
+    ) -> Result<(&'p str, Handler), RpcError> {
         let (target_key, what) = match method {
             "resources/read" => ("uri", "resource"),
             "prompts/get" => ("name", "prompt"),
@@ -398,208 +438,298 @@ impl Server {
                 RpcError::invalid_params(format!("Unknown {what}: {target}"))
             }
         })?;
-        let arguments = match (method, params.get("arguments")) {
-            ("resources/read", _) | (_, None) | (_, Some(Value::Null)) => json!({}),
-            (_, Some(a @ Value::Object(_))) => a.clone(),
-            (_, Some(_)) => {
-                return Err(RpcError::invalid_params("\"arguments\" must be an object"))
-            }
-        };
-        let mut responses = InputResponses::from_params(Some(params))?;
-        let now_s = ctx.clock.now_s();
+        Ok((target, handler))
+    }
 
-        let mut state = None;
-        // Set when the retry carried a ticket that passed every check that runs: the flow it
-        // belongs to. Any ticket minted for this retry keeps the flow's id and expiry, and
-        // finishing the work spends the flow, once.
-        let mut lineage: Option<Claims> = None;
-        match params.get("requestState") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(ticket)) => {
-                let answered = responses.answered();
-                let presented = Presented {
-                    ticket,
-                    principal: ctx.principal,
-                    method,
-                    target,
-                    arguments: &arguments,
-                    answered: &answered,
-                    now_s,
-                };
-                let policy = &self.config.policy;
-                let verdict = if self.config.naive_ask_again {
-                    // The naive server never consults its store on the ask-again path.
-                    let store = NeverLooksUp(self.store.as_ref());
-                    verify(&self.codec, &presented, policy, Some(&store))
-                } else {
-                    verify(&self.codec, &presented, policy, Some(self.store.as_ref()))
-                };
-                let failure = verdict.first_failure().map(|(c, r)| (c, r.clone()));
-                state = verdict.claims.as_ref().map(|c| c.state.clone());
-                if failure.is_none() {
-                    if let Some(claims) = &verdict.claims {
-                        if policy.answer {
-                            // The handler sees only answers of the kind each key asked for.
-                            responses.retain_awaited(&claims.awaits);
-                        }
-                        lineage = Some(claims.clone());
-                    }
-                }
-                trace.push(TraceEvent::TicketChecked {
-                    ticket: ticket.clone(),
-                    verdict,
-                });
-                if let Some((check, refusal)) = failure {
-                    let e = refusal_error(&refusal);
-                    trace.push(TraceEvent::Refused {
-                        error: e.clone(),
-                        detail: format!("{} check failed: {refusal}", check.id()),
-                    });
-                    return Err(e);
-                }
-            }
+    /// Opens the ticket the retry carried, if any: a ticket that fails a check refuses the
+    /// request; one that passes hands the handler its state and names the flow it belongs to
+    /// (and, with the answer check on, keeps only the answers of the kind each key asked for).
+    fn open_ticket(
+        &self,
+        round: &Round<'_>,
+        params: &Value,
+        responses: &mut InputResponses,
+        trace: &mut Vec<TraceEvent>,
+    ) -> Result<Opened, RpcError> {
+        let ticket = match params.get("requestState") {
+            None | Some(Value::Null) => return Ok(Opened::default()),
+            Some(Value::String(ticket)) => ticket,
             Some(_) => {
                 let e = RpcError::invalid_request_state();
-                trace.push(TraceEvent::Refused {
-                    error: e.clone(),
-                    detail: "requestState is not a string".into(),
-                });
-                return Err(e);
+                return Err(record_refusal(trace, e, "requestState is not a string"));
+            }
+        };
+        let answered = responses.answered();
+        let presented = Presented {
+            ticket,
+            principal: round.principal,
+            method: round.method,
+            target: round.target,
+            arguments: &round.arguments,
+            answered: &answered,
+            now_s: round.now_s,
+        };
+        let verdict = self.check(&presented);
+        let failure = verdict.first_failure().map(|(c, r)| (c, r.clone()));
+        let mut opened = Opened {
+            state: verdict.claims.as_ref().map(|c| c.state.clone()),
+            lineage: None,
+        };
+        if failure.is_none() {
+            if let Some(claims) = &verdict.claims {
+                if self.config.policy.answer {
+                    // The handler sees only answers of the kind each key asked for.
+                    responses.retain_awaited(&claims.awaits);
+                }
+                opened.lineage = Some(claims.clone());
             }
         }
+        trace.push(TraceEvent::TicketChecked {
+            ticket: ticket.clone(),
+            verdict,
+        });
+        if let Some((check, refusal)) = failure {
+            let detail = format!("{} check failed: {refusal}", check.id());
+            return Err(record_refusal(trace, refusal_error(&refusal), detail));
+        }
+        Ok(opened)
+    }
 
-        let inv = Invocation {
-            method,
-            target,
-            arguments: &arguments,
-            responses: &responses,
-            state: state.as_ref(),
-            capabilities: caps,
-            principal: ctx.principal,
-            progress_token: params.pointer("/_meta/progressToken"),
-            notifications: Default::default(),
-        };
-        let outcome = handler(&inv);
-        trace.extend(
-            inv.notifications
-                .into_inner()
-                .into_iter()
-                .map(TraceEvent::Notified),
-        );
-        let retried = params.get("requestState").is_some() || !responses.is_empty();
-        match outcome {
-            Outcome::Complete(mut body) => {
-                if method == "resources/read" {
-                    cache_hints(&mut body, retried);
-                }
-                if let Some(flow) = &lineage {
-                    // The work is done: the flow is spent now, and only once, whichever of
-                    // its tickets (and whichever replica) got here first.
-                    self.spend(flow, now_s, trace)?;
-                }
-                trace.push(TraceEvent::Completed);
-                Ok(with_result_type("complete", body))
-            }
-            Outcome::Error(e) => {
-                trace.push(TraceEvent::Refused {
-                    error: e.clone(),
-                    detail: "the handler returned an error".into(),
-                });
-                Err(e)
-            }
-            Outcome::InputRequired { requests, state } => {
-                if requests.is_empty() && state.is_none() {
-                    return Err(RpcError::internal(
-                        "handler asked for input with neither inputRequests nor requestState",
-                    ));
-                }
-                // Safety net: never send a kind of request the client did not declare.
-                let mut missing = Map::new();
-                for (_, r) in &requests {
-                    if !caps.allows(r.kind()) {
-                        merge(&mut missing, r.kind().required_capability());
-                    }
-                }
-                if !missing.is_empty() {
-                    let e = RpcError::missing_capability(
-                        format!("{target} needs a client capability this request did not declare"),
-                        Value::Object(missing),
-                    );
-                    trace.push(TraceEvent::Refused {
-                        error: e.clone(),
-                        detail: "the handler asked for an undeclared kind of input".into(),
-                    });
-                    return Err(e);
-                }
-                let keys: Vec<String> = requests.iter().map(|(k, _)| k.clone()).collect();
-                let awaits = requests
-                    .iter()
-                    .map(|(k, r)| (k.clone(), r.method().to_owned()))
-                    .collect();
-                // The naive server re-mints on the ask-again path as if the call were new:
-                // the hole the lab shows with it.
-                let lineage = lineage.filter(|_| !self.config.naive_ask_again);
-                let ticket = match state {
-                    Some(s) => {
-                        let claims = Claims {
-                            v: 1,
-                            kid: String::new(),
-                            // A ticket minted for a retry that carried a valid ticket
-                            // continues that flow, whatever the handler decided: same id (so
-                            // single use covers every copy), same deadline (so no answer, of
-                            // any kind, ever extends it).
-                            tid: lineage
-                                .as_ref()
-                                .map(|f| f.tid.clone())
-                                .unwrap_or_else(|| ticket_id(ctx.entropy)),
-                            iat: now_s,
-                            exp: lineage
-                                .as_ref()
-                                .map(|f| f.exp)
-                                .unwrap_or_else(|| now_s.saturating_add(ttl_s)),
-                            sub: ctx.principal.as_claim(),
-                            method: method.to_owned(),
-                            target: target.to_owned(),
-                            args: arguments_digest(&arguments),
-                            awaits,
-                            state: s,
-                        };
-                        let ticket = match self.codec.mint(&claims, ctx.entropy) {
-                            Ok(t) => t,
-                            Err(e) => {
-                                // Never hand out a ticket this server could not mint whole,
-                                // or would refuse: the server's fault, -32603.
-                                let detail = match e {
-                                    MintError::TooLong(_) => {
-                                        "the handler's state is too large for a ticket"
-                                    }
-                                    _ => "the ticket could not be minted",
-                                };
-                                let e = RpcError::internal(e.to_string());
-                                trace.push(TraceEvent::Refused {
-                                    error: e.clone(),
-                                    detail: detail.into(),
-                                });
-                                return Err(e);
-                            }
-                        };
-                        let claims = Claims {
-                            kid: self.codec.keyring.signing_key().id().to_owned(),
-                            ..claims
-                        };
-                        trace.push(TraceEvent::TicketMinted {
-                            ticket: ticket.clone(),
-                            claims,
-                        });
-                        Some(ticket)
-                    }
-                    None => None,
-                };
-                trace.push(TraceEvent::Asked { keys });
-                Ok(input_required_result(&requests, ticket.as_deref()))
-            }
+    /// Runs every check on a presented ticket, with this server's policy and store.
+    fn check(&self, presented: &Presented<'_>) -> Verdict {
+        let policy = &self.config.policy;
+        if self.config.naive_ask_again {
+            // The naive server never consults its store on the ask-again path.
+            let store = NeverLooksUp(self.store.as_ref());
+            verify(&self.codec, presented, policy, Some(&store))
+        } else {
+            verify(&self.codec, presented, policy, Some(self.store.as_ref()))
         }
     }
+
+    /// The handler finished: spends the flow (once) and completes the call.
+    fn finish(
+        &self,
+        round: &Round<'_>,
+        mut body: Value,
+        retried: bool,
+        lineage: Option<&Claims>,
+        trace: &mut Vec<TraceEvent>,
+    ) -> Result<Value, RpcError> {
+        if round.method == "resources/read" {
+            cache_hints(&mut body, retried);
+        }
+        if let Some(flow) = lineage {
+            // The work is done: the flow is spent now, and only once, whichever of
+            // its tickets (and whichever replica) got here first.
+            self.spend(flow, round.now_s, trace)?;
+        }
+        trace.push(TraceEvent::Completed);
+        Ok(with_result_type("complete", body))
+    }
+
+    /// The handler asked: answers `input_required` with its questions, and with a new ticket
+    /// sealing its state when it kept any.
+    fn ask(
+        &self,
+        round: &Round<'_>,
+        requests: &[(String, InputRequest)],
+        state: Option<Value>,
+        lineage: Option<Claims>,
+        entropy: &mut dyn Entropy,
+        trace: &mut Vec<TraceEvent>,
+    ) -> Result<Value, RpcError> {
+        if requests.is_empty() && state.is_none() {
+            return Err(RpcError::internal(
+                "handler asked for input with neither inputRequests nor requestState",
+            ));
+        }
+        require_declared_kinds(round, requests, trace)?;
+        let keys: Vec<String> = requests.iter().map(|(k, _)| k.clone()).collect();
+        // The naive server re-mints on the ask-again path as if the call were new:
+        // the hole the lab shows with it.
+        let lineage = lineage.filter(|_| !self.config.naive_ask_again);
+        let ticket = match state {
+            Some(s) => {
+                Some(self.mint_ticket(round, requests, s, lineage.as_ref(), entropy, trace)?)
+            }
+            None => None,
+        };
+        trace.push(TraceEvent::Asked { keys });
+        Ok(input_required_result(requests, ticket.as_deref()))
+    }
+
+    /// Seals the handler's state into a ticket awaiting these requests' answers.
+    fn mint_ticket(
+        &self,
+        round: &Round<'_>,
+        requests: &[(String, InputRequest)],
+        state: Value,
+        lineage: Option<&Claims>,
+        entropy: &mut dyn Entropy,
+        trace: &mut Vec<TraceEvent>,
+    ) -> Result<String, RpcError> {
+        let awaits = requests
+            .iter()
+            .map(|(k, r)| (k.clone(), r.method().to_owned()))
+            .collect();
+        let claims = Claims {
+            v: 1,
+            kid: String::new(),
+            // A ticket minted for a retry that carried a valid ticket
+            // continues that flow, whatever the handler decided: same id (so
+            // single use covers every copy), same deadline (so no answer, of
+            // any kind, ever extends it).
+            tid: lineage
+                .map(|f| f.tid.clone())
+                .unwrap_or_else(|| ticket_id(entropy)),
+            iat: round.now_s,
+            exp: lineage
+                .map(|f| f.exp)
+                .unwrap_or_else(|| round.now_s.saturating_add(round.ttl_s)),
+            sub: round.principal.as_claim(),
+            method: round.method.to_owned(),
+            target: round.target.to_owned(),
+            args: arguments_digest(&round.arguments),
+            awaits,
+            state,
+        };
+        let ticket = match self.codec.mint(&claims, entropy) {
+            Ok(t) => t,
+            Err(e) => {
+                // Never hand out a ticket this server could not mint whole,
+                // or would refuse: the server's fault, -32603.
+                let detail = match e {
+                    MintError::TooLong(_) => "the handler's state is too large for a ticket",
+                    _ => "the ticket could not be minted",
+                };
+                return Err(record_refusal(
+                    trace,
+                    RpcError::internal(e.to_string()),
+                    detail,
+                ));
+            }
+        };
+        let claims = Claims {
+            kid: self.codec.keyring.signing_key().id().to_owned(),
+            ..claims
+        };
+        trace.push(TraceEvent::TicketMinted {
+            ticket: ticket.clone(),
+            claims,
+        });
+        Ok(ticket)
+    }
+}
+
+/// What one round of an input-capable request is about: what every step of
+/// [`Server::call_with_ttl`] reads.
+struct Round<'r> {
+    method: &'r str,
+    /// The tool or prompt name, or the resource uri.
+    target: &'r str,
+    /// The call's arguments (`{}` when absent, and for `resources/read`).
+    arguments: Value,
+    caps: &'r ClientCapabilities,
+    principal: &'r Principal,
+    now_s: u64,
+    /// The lifetime of a ticket minted in this round.
+    ttl_s: u64,
+}
+
+/// What an opened ticket hands on: the work so far, and the flow it belongs to.
+#[derive(Default)]
+struct Opened {
+    /// The handler's state the ticket carried (also when a check failed).
+    state: Option<Value>,
+    /// Set when the retry carried a ticket that passed every check that runs: the flow it
+    /// belongs to. Any ticket minted for this retry keeps the flow's id and expiry, and
+    /// finishing the work spends the flow, once.
+    lineage: Option<Claims>,
+}
+
+/// The call's arguments: `{}` when absent or null (and always for `resources/read`), an
+/// error when not an object.
+fn round_arguments(method: &str, params: &Value) -> Result<Value, RpcError> {
+    match (method, params.get("arguments")) {
+        ("resources/read", _) | (_, None) | (_, Some(Value::Null)) => Ok(json!({})),
+        (_, Some(a @ Value::Object(_))) => Ok(a.clone()),
+        (_, Some(_)) => Err(RpcError::invalid_params("\"arguments\" must be an object")),
+    }
+}
+
+/// Runs the handler on the round, with the ticket's state if one opened, and records the
+/// notifications it sent.
+fn run_handler(
+    handler: Handler,
+    round: &Round<'_>,
+    params: &Value,
+    responses: &InputResponses,
+    state: Option<&Value>,
+    trace: &mut Vec<TraceEvent>,
+) -> Outcome {
+    let inv = Invocation {
+        method: round.method,
+        target: round.target,
+        arguments: &round.arguments,
+        responses,
+        state,
+        capabilities: round.caps,
+        principal: round.principal,
+        progress_token: params.pointer("/_meta/progressToken"),
+        notifications: Default::default(),
+    };
+    let outcome = handler(&inv);
+    trace.extend(
+        inv.notifications
+            .into_inner()
+            .into_iter()
+            .map(TraceEvent::Notified),
+    );
+    outcome
+}
+
+/// Safety net: never send a kind of request the client did not declare (-32021, naming
+/// the capabilities missing).
+fn require_declared_kinds(
+    round: &Round<'_>,
+    requests: &[(String, InputRequest)],
+    trace: &mut Vec<TraceEvent>,
+) -> Result<(), RpcError> {
+    let mut missing = Map::new();
+    for (_, r) in requests {
+        if !round.caps.allows(r.kind()) {
+            merge(&mut missing, r.kind().required_capability());
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let e = RpcError::missing_capability(
+        format!(
+            "{} needs a client capability this request did not declare",
+            round.target
+        ),
+        Value::Object(missing),
+    );
+    Err(record_refusal(
+        trace,
+        e,
+        "the handler asked for an undeclared kind of input",
+    ))
+}
+
+/// Records a refusal in the trace, and hands back its error.
+fn record_refusal(
+    trace: &mut Vec<TraceEvent>,
+    error: RpcError,
+    detail: impl Into<String>,
+) -> RpcError {
+    trace.push(TraceEvent::Refused {
+        error: error.clone(),
+        detail: detail.into(),
+    });
+    error
 }
 
 /// The error a refused ticket gets on the wire. Every fault of the ticket gets the same

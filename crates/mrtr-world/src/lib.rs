@@ -5,8 +5,6 @@
 //! A scenario drives it and yields a [`trace::Trace`]; the state at step N is read off the
 //! trace, never remembered, so stepping back costs nothing.
 
-#![warn(missing_docs)]
-
 pub mod actor;
 pub mod checks;
 pub mod diff;
@@ -24,5 +22,5 @@ pub mod world;
 pub use actor::{Actor, Replica};
 pub use knobs::{Knobs, StoreMode};
 pub use scenario::{round_trip, Ending};
-pub use trace::{Event, EventKind, MessageKind, ServerPhase, Step, Trace};
+pub use trace::{Event, EventKind, MessageKind, ServerPhase, StoryStep, Trace};
 pub use world::World;

@@ -132,7 +132,7 @@ pub struct Event {
 
 /// A step of the story: a caption over a run of events.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Step {
+pub struct StoryStep {
     /// The step's heading.
     pub title: String,
     /// What the step shows, in a sentence or two.
@@ -149,7 +149,7 @@ pub struct Trace {
     /// Every event, in order (an event's id is its index).
     pub events: Vec<Event>,
     /// The story's steps, in order.
-    pub steps: Vec<Step>,
+    pub steps: Vec<StoryStep>,
     /// The bearer token the client's requests carry (on HTTP: who is calling, the principal).
     pub bearer: Option<String>,
     /// How the replicas of this run protect their tickets: what the signature check is asked.

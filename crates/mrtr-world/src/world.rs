@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::actor::{Actor, Replica};
 use crate::knobs::{Knobs, StoreMode};
-use crate::trace::{Event, EventKind, MessageKind, Step, Trace};
+use crate::trace::{Event, EventKind, MessageKind, StoryStep, Trace};
 
 /// The simulation's epoch (2027-01-15): tickets carry plausible absolute times.
 pub const EPOCH_S: u64 = 1_800_000_000;
@@ -161,7 +161,7 @@ impl World {
     /// Ends the current step: everything recorded since the last one belongs to it.
     pub fn step(&mut self, title: impl Into<String>, caption: impl Into<String>, focus: Actor) {
         let end = self.trace.events.len();
-        self.trace.steps.push(Step {
+        self.trace.steps.push(StoryStep {
             title: title.into(),
             caption: caption.into(),
             events: self.step_start..end,

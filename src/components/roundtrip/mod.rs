@@ -65,6 +65,7 @@ impl Player {
     }
 }
 
+/// The round trip: the diagram, the player's controls and the transcript, in step.
 #[component]
 pub fn RoundTrip() -> impl IntoView {
     let link = use_link();
