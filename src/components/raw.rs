@@ -1,5 +1,5 @@
 use leptos::prelude::*;
-use mrtr_world::raw::{legacy, modern, Lane, Phase};
+use mrtr_world::raw::{legacy, modern, Lane, TranscriptPhase};
 
 use super::page_link::{use_link, EditLink};
 use crate::state::json_view::one_line;
@@ -43,11 +43,11 @@ pub fn RunItRaw() -> impl IntoView {
             legacy(knobs.get(), stateless.get()),
         )
     });
-    let shown = RwSignal::new(Phase::ALL.len());
+    let shown = RwSignal::new(TranscriptPhase::ALL.len());
     let status = RwSignal::new(String::new());
     // Each line folds to what it is (its method, or how it answers); the bytes open on demand.
     let whole = RwSignal::new(false);
-    let cell = move |lane: &Lane, phase: Phase| {
+    let cell = move |lane: &Lane, phase: TranscriptPhase| {
         lane.lines
             .iter()
             .filter(|l| l.phase == phase)
@@ -89,9 +89,9 @@ pub fn RunItRaw() -> impl IntoView {
             </details>
             <div class="button-row">
                 <button type="button" on:click=move |_| shown.set(1)>"Start"</button>
-                <button type="button" data-testid="raw-next" on:click=move |_| shown.update(|n| *n = (*n + 1).min(Phase::ALL.len()))
-                    prop:disabled=move || { shown.get() >= Phase::ALL.len() }>"Next phase"</button>
-                <button type="button" on:click=move |_| shown.set(Phase::ALL.len())>"Show all"</button>
+                <button type="button" data-testid="raw-next" on:click=move |_| shown.update(|n| *n = (*n + 1).min(TranscriptPhase::ALL.len()))
+                    prop:disabled=move || { shown.get() >= TranscriptPhase::ALL.len() }>"Next phase"</button>
+                <button type="button" on:click=move |_| shown.set(TranscriptPhase::ALL.len())>"Show all"</button>
                 <button type="button" data-testid="raw-whole" aria-pressed=move || whole.get().to_string()
                     on:click=move |_| whole.update(|w| *w = !*w)>"Whole lines"</button>
                 <span class="status" role="status">{move || status.get()}</span>
@@ -114,7 +114,7 @@ pub fn RunItRaw() -> impl IntoView {
                 <div class="lane-head">{move || lanes.get().1.title}</div>
                 {move || {
                     let (m, l) = lanes.get();
-                    Phase::ALL.into_iter().take(shown.get()).map(|p| view! {
+                    TranscriptPhase::ALL.into_iter().take(shown.get()).map(|p| view! {
                         <h3 class="phase">{p.title()}</h3>
                         <div class="lane modern" data-phase=format!("{p:?}").to_ascii_lowercase()>{cell(&m, p)}</div>
                         <div class="lane legacy" data-phase=format!("{p:?}").to_ascii_lowercase()>{cell(&l, p)}</div>

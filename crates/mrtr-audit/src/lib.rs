@@ -261,9 +261,10 @@ impl std::fmt::Display for AuditError {
     }
 }
 
-/// How a server answered one request, as far as the audit cares.
+/// The server's reply to one request, as far as the audit cares: complete, asked (with its
+/// ticket), an error, or no JSON-RPC response at all.
 #[derive(Clone, Debug, PartialEq)]
-enum Answer {
+enum Reply {
     Complete,
     /// `input_required`, with the ticket it carried.
     Asked(Option<String>),
@@ -272,19 +273,19 @@ enum Answer {
     Broken(String),
 }
 
-impl Answer {
+impl Reply {
     /// The core's reading of the body ([`classify`]); a body that is no response is broken,
     /// with the HTTP status when there was one.
-    fn of(ex: &Exchange) -> Answer {
+    fn of(ex: &Exchange) -> Reply {
         match classify(&ex.body) {
-            Answered::Complete(_) => Answer::Complete,
+            Answered::Complete(_) => Reply::Complete,
             answered @ Answered::InputRequired(_) => {
-                Answer::Asked(answered.request_state().map(str::to_owned))
+                Reply::Asked(answered.request_state().map(str::to_owned))
             }
-            Answered::Error(e) => Answer::Error(e.code, e.message),
+            Answered::Error(e) => Reply::Error(e.code, e.message),
             // A body with neither member is no response at all (an HTTP error page, a
             // closed connection…): said so, with the status; any other, by what is wrong.
-            Answered::Malformed(why) => Answer::Broken(
+            Answered::Malformed(why) => Reply::Broken(
                 match (ex.status, ex.body.get("result").or(ex.body.get("error"))) {
                     (_, Some(_)) => why,
                     (Some(s), None) => format!("HTTP {s} without a JSON-RPC response"),
@@ -295,16 +296,16 @@ impl Answer {
     }
 
     fn refused(&self) -> bool {
-        matches!(self, Answer::Error(..))
+        matches!(self, Reply::Error(..))
     }
 
     fn words(&self) -> String {
         match self {
-            Answer::Complete => "a complete result (the work was done)".into(),
-            Answer::Asked(Some(_)) => "input_required with a new ticket".into(),
-            Answer::Asked(None) => "input_required".into(),
-            Answer::Error(code, msg) => format!("error {code} {msg:?}"),
-            Answer::Broken(why) => why.clone(),
+            Reply::Complete => "a complete result (the work was done)".into(),
+            Reply::Asked(Some(_)) => "input_required with a new ticket".into(),
+            Reply::Asked(None) => "input_required".into(),
+            Reply::Error(code, msg) => format!("error {code} {msg:?}"),
+            Reply::Broken(why) => why.clone(),
         }
     }
 }
@@ -503,8 +504,8 @@ impl Auditor<'_> {
                 .client
                 .begin("tools/call", json!({"name": name, "arguments": args}));
             let ex = self.send(&call, Who::Caller)?;
-            match Answer::of(&ex) {
-                Answer::Asked(Some(_)) => {
+            match Reply::of(&ex) {
+                Reply::Asked(Some(_)) => {
                     (self.progress)(&format!("auditing {name} {args}"));
                     self.tool = name;
                     self.arguments = args;
@@ -532,12 +533,12 @@ impl Auditor<'_> {
     fn mint_call(&mut self, params: Value, who: Who) -> Result<Result<Minted, Judged>, AuditError> {
         let (mut call, first) = self.client.begin("tools/call", params);
         let ex = self.send(&first, who)?;
-        let Answer::Asked(Some(ticket)) = Answer::of(&ex) else {
+        let Reply::Asked(Some(ticket)) = Reply::of(&ex) else {
             return Ok(Err((
                 Status::Fail,
                 format!(
                     "the call did not answer with a ticket this time: {}",
-                    Answer::of(&ex).words()
+                    Reply::of(&ex).words()
                 ),
                 Some(first),
                 Some(ex.body),
@@ -576,7 +577,7 @@ impl Auditor<'_> {
             let mut msg = self.with_id(&m.retry);
             msg["params"]["requestState"] = json!(v.ticket);
             let ex = self.send(&msg, who)?;
-            let a = Answer::of(&ex);
+            let a = Reply::of(&ex);
             if !a.refused() {
                 return Ok((
                     Status::Fail,
@@ -601,7 +602,7 @@ impl Auditor<'_> {
     /// Sends `msg` once: the row passes when it is refused.
     fn refused(&mut self, msg: Value, who: Who, what: &str) -> Result<Judged, AuditError> {
         let ex = self.send(&msg, who)?;
-        let a = Answer::of(&ex);
+        let a = Reply::of(&ex);
         let status = if a.refused() {
             Status::Pass
         } else {
@@ -641,9 +642,9 @@ impl Auditor<'_> {
         let m = minted!(self, Who::Caller);
         let retry = self.with_id(&m.retry);
         let ex = self.send(&retry, Who::Caller)?;
-        let a = Answer::of(&ex);
+        let a = Reply::of(&ex);
         if id == "honest" {
-            let status = if a == Answer::Complete {
+            let status = if a == Reply::Complete {
                 Status::Pass
             } else {
                 Status::Fail
@@ -826,8 +827,8 @@ impl Auditor<'_> {
                     .collect()
             })
             .unwrap_or_default();
-        let a = Answer::of(&ex);
-        let status = if undeclared.is_empty() && !matches!(a, Answer::Broken(_)) {
+        let a = Reply::of(&ex);
+        let status = if undeclared.is_empty() && !matches!(a, Reply::Broken(_)) {
             Status::Pass
         } else {
             Status::Fail
@@ -857,8 +858,8 @@ impl Auditor<'_> {
             let mut msg = self.with_id(&m.retry);
             msg["params"]["requestState"] = v;
             let ex = self.send(&msg, Who::Caller)?;
-            let a = Answer::of(&ex);
-            if matches!(a, Answer::Complete | Answer::Broken(_)) {
+            let a = Reply::of(&ex);
+            if matches!(a, Reply::Complete | Reply::Broken(_)) {
                 return Ok((
                     Status::Fail,
                     format!("sent requestState as {what}; got {}", a.words()),
@@ -879,7 +880,7 @@ impl Auditor<'_> {
         let mut msg = self.with_id(&m.retry);
         msg["params"]["requestState"] = json!(variants::oversize(64 * 1024));
         let ex = self.send(&msg, Who::Caller)?;
-        let a = Answer::of(&ex);
+        let a = Reply::of(&ex);
         let status = if a.refused() {
             Status::Pass
         } else {
@@ -908,7 +909,7 @@ impl Auditor<'_> {
         let ex = r.map_err(AuditError::Connection)?;
         let answered = ex.status.is_none_or(|s| s < 500);
         let list = self.client.simple("tools/list", json!({}));
-        let alive = Answer::of(&self.send(&list, Who::Caller)?) == Answer::Complete;
+        let alive = Reply::of(&self.send(&list, Who::Caller)?) == Reply::Complete;
         let status = if answered && alive {
             Status::Pass
         } else {
@@ -919,7 +920,7 @@ impl Auditor<'_> {
             status,
             format!(
                 "sent a 2 MiB body; got {status_text}{}; then tools/list {}",
-                Answer::of(&ex).words(),
+                Reply::of(&ex).words(),
                 if alive {
                     "still answered"
                 } else {
@@ -933,8 +934,8 @@ impl Auditor<'_> {
 
     fn repeat(&mut self, m: &Minted) -> Result<Judged, AuditError> {
         let first = self.with_id(&m.retry);
-        let a = Answer::of(&self.send(&first, Who::Caller)?);
-        if a != Answer::Complete {
+        let a = Reply::of(&self.send(&first, Who::Caller)?);
+        if a != Reply::Complete {
             return Ok((
                 Status::Fail,
                 format!("the honest retry did not complete: {}", a.words()),
@@ -969,9 +970,9 @@ impl Auditor<'_> {
             kinds.join(" and ")
         );
         let ex = self.send(&wrong, Who::Caller)?;
-        let back = match Answer::of(&ex) {
-            Answer::Asked(Some(t)) => t,
-            Answer::Complete => {
+        let back = match Reply::of(&ex) {
+            Reply::Asked(Some(t)) => t,
+            Reply::Complete => {
                 return Ok((
                     Status::Fail,
                     format!("sent {sent}; got a complete result: an answer of another kind was taken as the answer"),
@@ -979,7 +980,7 @@ impl Auditor<'_> {
                     Some(ex.body),
                 ))
             }
-            Answer::Broken(why) => return Ok((Status::Fail, format!("sent {sent}; got {why}"), Some(wrong), Some(ex.body))),
+            Reply::Broken(why) => return Ok((Status::Fail, format!("sent {sent}; got {why}"), Some(wrong), Some(ex.body))),
             a => return Ok((Status::Pass, format!("sent {sent}; got {}", a.words()), Some(wrong), Some(ex.body))),
         };
         if let (Some(first), Some(again)) = (
@@ -1007,8 +1008,8 @@ impl Auditor<'_> {
 
     fn launder(&mut self, m: &Minted) -> Result<Judged, AuditError> {
         let first = self.with_id(&m.retry);
-        let a = Answer::of(&self.send(&first, Who::Caller)?);
-        if a != Answer::Complete {
+        let a = Reply::of(&self.send(&first, Who::Caller)?);
+        if a != Reply::Complete {
             return Ok((
                 Status::Fail,
                 format!("the honest retry did not complete: {}", a.words()),
@@ -1021,9 +1022,9 @@ impl Auditor<'_> {
             p.remove("inputResponses");
         }
         let ex = self.send(&stripped, Who::Caller)?;
-        let Answer::Asked(Some(fresh)) = Answer::of(&ex) else {
-            let a = Answer::of(&ex);
-            let status = if matches!(a, Answer::Complete | Answer::Broken(_)) {
+        let Reply::Asked(Some(fresh)) = Reply::of(&ex) else {
+            let a = Reply::of(&ex);
+            let status = if matches!(a, Reply::Complete | Reply::Broken(_)) {
                 Status::Fail
             } else {
                 Status::Pass
@@ -1042,8 +1043,8 @@ impl Auditor<'_> {
         redeem["params"]["requestState"] = json!(fresh);
         redeem["params"]["inputResponses"] = m.responses.clone();
         let ex2 = self.send(&redeem, Who::Caller)?;
-        let a2 = Answer::of(&ex2);
-        let status = if a2 == Answer::Complete {
+        let a2 = Reply::of(&ex2);
+        let status = if a2 == Reply::Complete {
             Status::Fail
         } else {
             Status::Pass
@@ -1068,7 +1069,7 @@ impl Auditor<'_> {
         let answers = r.map_err(AuditError::Connection)?;
         let done = answers
             .iter()
-            .filter(|e| Answer::of(e) == Answer::Complete)
+            .filter(|e| Reply::of(e) == Reply::Complete)
             .count();
         let status = if done == 1 {
             Status::Pass
@@ -1084,7 +1085,7 @@ impl Auditor<'_> {
             msgs.into_iter().next(),
             answers
                 .into_iter()
-                .find(|e| Answer::of(e) == Answer::Complete)
+                .find(|e| Reply::of(e) == Reply::Complete)
                 .map(|e| e.body),
         ))
     }

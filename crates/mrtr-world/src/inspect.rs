@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::actor::Replica;
 use crate::knobs::Knobs;
-use crate::setup::{bob, judge, mint, with_ticket, Flow, Harm, Outcome};
+use crate::setup::{bob, judge, mint, with_ticket, Flow, Harm, RequestOutcome};
 use crate::world::{replica_codec, EPOCH_S};
 
 /// A part of a ticket, as the inspector colours it.
@@ -75,7 +75,7 @@ pub struct Inspection {
     /// B's response to the retry.
     pub response: Value,
     /// What the retry came to.
-    pub outcome: Outcome,
+    pub outcome: RequestOutcome,
     /// What went wrong, when B did work bob never confirmed.
     pub harm: Option<Harm>,
     /// The outcome in plain words.

@@ -12,7 +12,7 @@ use crate::knobs::Knobs;
 use crate::scenario::tamper;
 use crate::setup::{
     alice, bob, deployed_text, judge, mint, with_env, with_id, with_ticket, without_answer, Flow,
-    Harm, Outcome,
+    Harm, RequestOutcome,
 };
 
 /// What the reader can do with bob's ticket.
@@ -172,7 +172,7 @@ pub struct Attempt {
     /// The replica's checks on the ticket.
     pub verdict: Verdict,
     /// What it came to.
-    pub outcome: Outcome,
+    pub outcome: RequestOutcome,
     /// What went wrong, when the attempt did work bob never confirmed.
     pub harm: Option<Harm>,
     /// The outcome in plain words.

@@ -15,9 +15,10 @@ use crate::knobs::Knobs;
 use crate::misuse::one_char;
 use crate::world::{EPOCH_S, SHARED_SECRET};
 
-/// Where a line sits, so the two eras line up side by side.
+/// A transcript's phase: where a line sits in the exchange, so the two eras line up side by
+/// side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Phase {
+pub enum TranscriptPhase {
     /// Getting started: `server/discover`, or `initialize` in the legacy era.
     Open,
     /// The client's call.
@@ -32,26 +33,26 @@ pub enum Phase {
     Version,
 }
 
-impl Phase {
+impl TranscriptPhase {
     /// Every phase, in the order the transcripts run.
-    pub const ALL: [Phase; 6] = [
-        Phase::Open,
-        Phase::Call,
-        Phase::Ask,
-        Phase::Answer,
-        Phase::Finish,
-        Phase::Version,
+    pub const ALL: [TranscriptPhase; 6] = [
+        TranscriptPhase::Open,
+        TranscriptPhase::Call,
+        TranscriptPhase::Ask,
+        TranscriptPhase::Answer,
+        TranscriptPhase::Finish,
+        TranscriptPhase::Version,
     ];
 
     /// The phase's heading in the side-by-side view.
     pub fn title(self) -> &'static str {
         match self {
-            Phase::Open => "Opening",
-            Phase::Call => "The call",
-            Phase::Ask => "The question",
-            Phase::Answer => "The answer",
-            Phase::Finish => "The result",
-            Phase::Version => "A version nobody speaks",
+            TranscriptPhase::Open => "Opening",
+            TranscriptPhase::Call => "The call",
+            TranscriptPhase::Ask => "The question",
+            TranscriptPhase::Answer => "The answer",
+            TranscriptPhase::Finish => "The result",
+            TranscriptPhase::Version => "A version nobody speaks",
         }
     }
 }
@@ -64,7 +65,7 @@ pub struct RawLine {
     /// The message.
     pub json: Value,
     /// Where it sits.
-    pub phase: Phase,
+    pub phase: TranscriptPhase,
     /// Set on a request the server sent the client while one of the client's own requests
     /// was still waiting for its answer: read off the lines, never typed in.
     pub mid_request: Option<MidRequest>,
@@ -172,7 +173,7 @@ impl Wire {
     }
 
     /// Sends one message and records it and everything the server sends back.
-    fn send(&mut self, msg: &Value, phase: Phase) -> Vec<Value> {
+    fn send(&mut self, msg: &Value, phase: TranscriptPhase) -> Vec<Value> {
         if let (Some(id), Some(method)) = (msg.get("id"), msg.get("method").and_then(Value::as_str))
         {
             self.open.push((id.clone(), method.to_owned()));
@@ -198,7 +199,11 @@ impl Wire {
             .outgoing;
         for m in &out {
             let method = m.get("method").and_then(Value::as_str);
-            let phase = if method.is_some() { Phase::Ask } else { phase };
+            let phase = if method.is_some() {
+                TranscriptPhase::Ask
+            } else {
+                phase
+            };
             let mid_request = match (method, m.get("id")) {
                 // A request of the server's own (a notification has no id).
                 (Some(method), Some(_)) => self.open.last().map(|(id, pending)| MidRequest {
@@ -238,15 +243,15 @@ pub fn modern(knobs: Knobs, breakage: Breakage) -> Lane {
     )
     .with_first_id(1);
     let probe = client.simple("server/discover", json!({}));
-    w.send(&probe, Phase::Open);
+    w.send(&probe, TranscriptPhase::Open);
     let (mut call, first) = client.begin(
         "tools/call",
         json!({"name": "deploy", "arguments": {"env": "prod"}}),
     );
-    let resp = w.send(&first, Phase::Call);
+    let resp = w.send(&first, TranscriptPhase::Call);
     if let Some(r) = resp.first() {
         let phase_fix = w.lines.len() - 1;
-        w.lines[phase_fix].phase = Phase::Ask;
+        w.lines[phase_fix].phase = TranscriptPhase::Ask;
         let mut host = AgreeableHost::with(json!({"confirm": true}));
         if let ClientStep::Retry(mut retry) = client.on_response(&mut call, r, &mut host) {
             if breakage.change_ticket {
@@ -258,16 +263,16 @@ pub fn modern(knobs: Knobs, breakage: Breakage) -> Lane {
                     retry["params"]["requestState"] = json!(changed);
                 }
             }
-            let out = w.send(&retry, Phase::Answer);
+            let out = w.send(&retry, TranscriptPhase::Answer);
             if !out.is_empty() {
                 let last = w.lines.len() - 1;
-                w.lines[last].phase = Phase::Finish;
+                w.lines[last].phase = TranscriptPhase::Finish;
             }
         }
     }
     let mut old = client.simple("tools/list", json!({}));
     old["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
-    w.send(&old, Phase::Version);
+    w.send(&old, TranscriptPhase::Version);
     Lane {
         title: "2026-07-28: input_required and a ticket".into(),
         lines: w.lines,
@@ -284,13 +289,13 @@ pub fn legacy(knobs: Knobs, stateless: bool) -> Lane {
     };
     let mut w = Wire::new(server(&knobs, Breakage::default()), conn, knobs.seed);
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "old-client", "version": "1.0.0"}}});
-    w.send(&init, Phase::Open);
+    w.send(&init, TranscriptPhase::Open);
     w.send(
         &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        Phase::Open,
+        TranscriptPhase::Open,
     );
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "deploy", "arguments": {"env": "prod"}}});
-    let out = w.send(&call, Phase::Call);
+    let out = w.send(&call, TranscriptPhase::Call);
     let mut host = AgreeableHost::with(json!({"confirm": true}));
     let mut pending: Vec<Value> = out
         .into_iter()
@@ -302,7 +307,7 @@ pub fn legacy(knobs: Knobs, stateless: bool) -> Lane {
             Err(e) => json!({"error": e}),
         };
         let reply = json!({"jsonrpc": "2.0", "id": req["id"], "result": answer});
-        let out = w.send(&reply, Phase::Answer);
+        let out = w.send(&reply, TranscriptPhase::Answer);
         for m in out {
             if m.get("method").is_some() {
                 pending.push(m);
@@ -311,7 +316,7 @@ pub fn legacy(knobs: Knobs, stateless: bool) -> Lane {
     }
     for l in w.lines.iter_mut() {
         if !l.outgoing && l.json.get("id") == Some(&json!(2)) {
-            l.phase = Phase::Finish;
+            l.phase = TranscriptPhase::Finish;
         }
     }
     let title = if stateless {
@@ -493,8 +498,8 @@ mod tests {
             l.lines[6].json["result"]["content"][0]["text"],
             "deployed to prod, release 2026.11.30-2"
         );
-        assert_eq!(l.lines[4].phase, Phase::Ask);
-        assert_eq!(l.lines[6].phase, Phase::Finish);
+        assert_eq!(l.lines[4].phase, TranscriptPhase::Ask);
+        assert_eq!(l.lines[6].phase, TranscriptPhase::Finish);
         let s = legacy(Knobs::default(), true);
         assert_eq!(
             methods(&s),

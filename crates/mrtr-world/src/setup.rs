@@ -113,10 +113,11 @@ pub fn with_id(msg: &Value, id: i64) -> Value {
     m
 }
 
-/// What a request came to, read off the server's response and the checks' verdict: the one
-/// place the lesson decides what counts as done, asked again or refused.
+/// What a request came to, in the lesson's terms (not a handler's
+/// [`mrtr_core::catalog::Outcome`]), read off the server's response and the checks' verdict:
+/// the one place the lesson decides what counts as done, asked again or refused.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
+pub enum RequestOutcome {
     /// The work was done: the result's text.
     Completed(String),
     /// The retry lacked an answer, so the server asked its question again.
@@ -130,20 +131,20 @@ pub enum Outcome {
     },
 }
 
-impl Outcome {
+impl RequestOutcome {
     /// The core's reading of the response ([`classify`]) in the lesson's terms: a refusal,
     /// or a response that is none, is refused at the verdict's first failed check.
-    pub fn of(response: &Value, verdict: &Verdict) -> Outcome {
+    pub fn of(response: &Value, verdict: &Verdict) -> RequestOutcome {
         match classify(response) {
-            Answered::Complete(result) => Outcome::Completed(
+            Answered::Complete(result) => RequestOutcome::Completed(
                 result
                     .pointer("/content/0/text")
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_owned(),
             ),
-            Answered::InputRequired(_) => Outcome::AskedAgain,
-            answered @ (Answered::Error(_) | Answered::Malformed(_)) => Outcome::Refused {
+            Answered::InputRequired(_) => RequestOutcome::AskedAgain,
+            answered @ (Answered::Error(_) | Answered::Malformed(_)) => RequestOutcome::Refused {
                 check: verdict.first_failure().map(|(c, _)| c),
                 code: answered.code(),
             },
@@ -152,7 +153,7 @@ impl Outcome {
 
     /// True when the work was done.
     pub fn completed(&self) -> bool {
-        matches!(self, Outcome::Completed(_))
+        matches!(self, RequestOutcome::Completed(_))
     }
 }
 
@@ -338,7 +339,7 @@ pub struct Judgement {
     /// The checks on the ticket (empty when the request carried none).
     pub verdict: Verdict,
     /// What the request came to.
-    pub outcome: Outcome,
+    pub outcome: RequestOutcome,
     /// What the work done was, when it was harm: never drawn as a success.
     pub harm: Option<Harm>,
     /// The outcome in plain words ([`answer_words`], or the harm done).
@@ -364,11 +365,11 @@ pub fn judge(
         claims: None,
     });
     let response = reply.response.unwrap_or(Value::Null);
-    let outcome = Outcome::of(&response, &verdict);
+    let outcome = RequestOutcome::of(&response, &verdict);
     let harm = flow.record(who, at_s, msg, &verdict, &response);
     Judgement {
         answer: match (&outcome, &harm) {
-            (Outcome::Completed(text), Some(h)) => {
+            (RequestOutcome::Completed(text), Some(h)) => {
                 format!("Harm done: {text}. {}.", h.what_went_wrong)
             }
             _ => answer_words(&outcome, &verdict, &response, w.knobs.seal),
@@ -388,14 +389,19 @@ pub fn judge(
 pub const AFTER_A_REFUSAL: &str = "What a client does next: start over with the same call and no ticket, which brings a fresh question and a fresh ticket. The error is the same whatever failed, so whoever sent a forged or stolen ticket learns nothing from it.";
 
 /// What the server's answer means, in plain words.
-pub fn answer_words(outcome: &Outcome, verdict: &Verdict, response: &Value, seal: Seal) -> String {
+pub fn answer_words(
+    outcome: &RequestOutcome,
+    verdict: &Verdict,
+    response: &Value,
+    seal: Seal,
+) -> String {
     match outcome {
-        Outcome::Completed(text) => format!("Accepted: {text}."),
-        Outcome::AskedAgain => {
+        RequestOutcome::Completed(text) => format!("Accepted: {text}."),
+        RequestOutcome::AskedAgain => {
             "Asked again: the retry did not carry an answer of the kind asked, so the server repeats its question."
                 .into()
         }
-        Outcome::Refused { .. } => match verdict.first_failure() {
+        RequestOutcome::Refused { .. } => match verdict.first_failure() {
             Some((check, why)) => format!(
                 "Refused: \u{201c}{}\u{201d} failed ({}).",
                 check.question(seal),
@@ -513,21 +519,29 @@ mod tests {
         assert!(empty.accepted(), "the core's verdict: nothing failed");
         let error = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid params"}});
         assert_eq!(
-            Outcome::of(&error, &empty),
-            Outcome::Refused {
+            RequestOutcome::of(&error, &empty),
+            RequestOutcome::Refused {
                 check: None,
                 code: Some(-32602)
             }
         );
         assert_eq!(
-            answer_words(&Outcome::of(&error, &empty), &empty, &error, Seal::Signed),
+            answer_words(
+                &RequestOutcome::of(&error, &empty),
+                &empty,
+                &error,
+                Seal::Signed
+            ),
             "Refused: Invalid params."
         );
         let done = json!({"result": {"content": [{"type": "text", "text": "deployed"}]}});
-        assert!(Outcome::of(&done, &empty).completed());
+        assert!(RequestOutcome::of(&done, &empty).completed());
         let asked = json!({"result": {"resultType": "input_required"}});
-        assert_eq!(Outcome::of(&asked, &empty), Outcome::AskedAgain);
-        assert!(!Outcome::of(&Value::Null, &empty).completed());
+        assert_eq!(
+            RequestOutcome::of(&asked, &empty),
+            RequestOutcome::AskedAgain
+        );
+        assert!(!RequestOutcome::of(&Value::Null, &empty).completed());
     }
 
     #[test]
@@ -536,7 +550,7 @@ mod tests {
             outcomes: vec![],
             claims: None,
         };
-        let refused = Outcome::Refused {
+        let refused = RequestOutcome::Refused {
             check: None,
             code: None,
         };
@@ -546,7 +560,7 @@ mod tests {
             json!({"error": {"code": "-32602", "message": "x"}}),
             json!("deployed"),
         ] {
-            assert_eq!(Outcome::of(&bad, &empty), refused, "{bad}");
+            assert_eq!(RequestOutcome::of(&bad, &empty), refused, "{bad}");
         }
     }
 }
