@@ -223,7 +223,7 @@ impl Editable {
     }
 }
 
-/// One editable claim and what its box shows ([`Editable::shown`]).
+/// One editable claim and what its box shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EditableClaim {
     /// Which claim.
