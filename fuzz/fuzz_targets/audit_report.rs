@@ -5,6 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use page_state::state::audit_report::parse;
+use mrtr_audit::Status;
 use page_state::state::link::Link;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let _ = report.ok();
-    let counted = ["pass", "fail", "skipped"].map(|s| report.count(s));
+    let counted = [Status::Pass, Status::Fail, Status::Skipped].map(|s| report.count(s));
     assert_eq!(counted.iter().sum::<usize>(), report.rows.len());
     for row in &report.rows {
         let _ = row.symbol();

@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 use mrtr_core::Seal;
 use mrtr_world::inspect::{edit_claim, inspect, minted_ticket};
-use mrtr_world::setup::Outcome;
+use mrtr_world::setup::RequestOutcome;
 use mrtr_world::Knobs;
 use serde_json::Value;
 
@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
         let i = inspect(knobs, &edited, at_s).expect("the knobs minted bob's ticket");
         if edited != bobs {
             assert!(
-                !matches!(i.outcome, Outcome::Completed(_)),
+                !matches!(i.outcome, RequestOutcome::Completed(_)),
                 "an edited ticket completed: {edited:?}"
             );
         }

@@ -84,7 +84,9 @@ impl Widget {
 
 /// The whole page's state: what a deep link carries. A store: each field can be read and
 /// written on its own (`link.step()`), and a change to one does not wake readers of another.
-#[derive(Clone, Debug, PartialEq, reactive_stores::Store)]
+/// (Not in the fuzz build, which takes this file without Leptos: `cfg(fuzzing)`.)
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(not(fuzzing), derive(reactive_stores::Store))]
 pub struct Link {
     /// The widget the link points at (the page scrolls to it).
     pub widget: Widget,
