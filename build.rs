@@ -1,6 +1,8 @@
 //! Cuts the two functions "Read the code" shows from the protocol core's source at build time
 //! (the deploy handler and the checks), so the wasm carries those functions, not whole files.
 //! `src/state/code.rs` tests that each cut is the file's own lines at their own numbers.
+//! Also reads the page's word lists out of index.html, so a widget's gloss of a word is the
+//! page's own definition (`src/state/glossary.rs`).
 
 use std::fmt::Write;
 
@@ -24,6 +26,47 @@ fn rust_fn(file: &str, start: &str) -> (usize, String) {
         file[..from].matches('\n').count() + 1,
         file[from..end].to_owned(),
     )
+}
+
+/// The page's word lists (`<dl class="words">` in index.html, where each definition is
+/// written once): each `<dt>` with its `<dd>`'s text, tags dropped and entities read.
+fn glossary(page: &str) -> Vec<(String, String)> {
+    let mut words = Vec::new();
+    for list in page.split("<dl class=\"words\">").skip(1) {
+        let list = &list[..list
+            .find("</dl>")
+            .expect("build.rs: a word list in index.html is not closed")];
+        for item in list.split("<dt>").skip(1) {
+            let (term, rest) = item
+                .split_once("</dt>")
+                .expect("build.rs: a <dt> in index.html is not closed");
+            let dd = &rest[rest
+                .find("<dd")
+                .expect("build.rs: a <dt> in index.html has no <dd>")..];
+            let dd = &dd[dd.find('>').unwrap() + 1
+                ..dd.find("</dd>").expect("build.rs: a <dd> is not closed")];
+            words.push((text_of(term), text_of(dd)));
+        }
+    }
+    words
+}
+
+/// The text of an HTML fragment: tags dropped, the entities index.html uses read.
+fn text_of(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
 }
 
 fn main() {
@@ -51,4 +94,15 @@ fn main() {
     }
     let dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     std::fs::write(format!("{dir}/code_excerpts.rs"), out).expect("OUT_DIR is writable");
+
+    println!("cargo::rerun-if-changed=index.html");
+    let page = std::fs::read_to_string("index.html").expect("index.html is beside the app");
+    let words = glossary(&page);
+    assert!(!words.is_empty(), "build.rs: index.html has no word list");
+    let mut out = String::from("/// index.html's word lists: (term, definition), in page order.\npub const WORDS: &[(&str, &str)] = &[\n");
+    for (term, def) in words {
+        writeln!(out, "    ({term:?}, {def:?}),").unwrap();
+    }
+    out.push_str("];\n");
+    std::fs::write(format!("{dir}/glossary.rs"), out).expect("OUT_DIR is writable");
 }

@@ -11,7 +11,7 @@ use reactive_stores::Store;
 use wasm_bindgen::JsCast;
 
 use crate::components::page_link::{location_hash, location_search, page_link, scroll_to};
-use crate::components::theme::{self, ThemeToggle};
+use crate::components::theme::ThemeToggle;
 use crate::components::{
     elements, AttackBench, AuditCard, EmbedDocs, LaterParts, LinkNotes, Quiz, ReadTheCode,
     RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
@@ -55,7 +55,7 @@ pub fn start() {
         let _ = html.set_attribute("data-started", "");
     }
     let query = parse_query(&location_search());
-    theme::apply(query.theme.or_else(theme::remembered));
+    crate::components::gloss_the_page();
     leptos::mount::mount_to_body(move || view! { <App query=query/> });
 }
 

@@ -288,6 +288,42 @@ async fn the_quiz_explains_an_answer() {
 }
 
 #[wasm_bindgen_test]
+async fn a_reset_clears_ticked_and_checked_choices() {
+    let (root, _) = mount(Link::default(), || view! { <Quiz/> });
+    settle().await;
+    find(&root, "[data-testid=quiz-reset]").click();
+    settle().await;
+    let ticked = |root: &web_sys::Element| {
+        let all = root.query_selector_all(".question input").unwrap();
+        (0..all.length())
+            .filter(|i| {
+                all.item(*i)
+                    .unwrap()
+                    .unchecked_into::<web_sys::HtmlInputElement>()
+                    .checked()
+            })
+            .count()
+    };
+    // Ticked but not checked, then reset: nothing stays ticked.
+    find(&root, ".question input").click();
+    settle().await;
+    assert_eq!(ticked(&root), 1);
+    find(&root, "[data-testid=quiz-reset]").click();
+    settle().await;
+    assert_eq!(ticked(&root), 0);
+    // Ticked and checked, then reset: the saved answer and its tick are gone.
+    find(&root, ".question input").click();
+    settle().await;
+    find(&root, ".question button").click();
+    settle().await;
+    assert_eq!(ticked(&root), 1);
+    find(&root, "[data-testid=quiz-reset]").click();
+    settle().await;
+    assert_eq!(ticked(&root), 0);
+    assert!(text_of(&root, "[data-testid=quiz-score]").contains("0 right of 0 answered"));
+}
+
+#[wasm_bindgen_test]
 async fn the_audit_card_reads_a_pasted_report_as_text() {
     let (root, _) = mount(Link::default(), || view! { <AuditCard/> });
     settle().await;

@@ -1,10 +1,15 @@
-//! A word glossed where a widget first uses it: the transcript's hover/focus note, and the
-//! same words as its description for screen readers (so a label's name stays short).
+//! A word glossed where a widget first uses it: a hover/focus note, and the same words as its
+//! description for screen readers (so a label's name stays short). The note is the page's own
+//! definition of the word (`state::glossary`, read out of index.html's word lists).
 
 use leptos::prelude::*;
 
+use crate::state::glossary;
+
+/// `word` (the term itself unless given) with the page's definition of `term` as its note.
 #[component]
-pub fn Gloss(word: &'static str, tip: &'static str) -> impl IntoView {
+pub fn Gloss(term: &'static str, #[prop(optional)] word: Option<&'static str>) -> impl IntoView {
+    let word = word.unwrap_or(term);
     let id: String = word
         .chars()
         .map(|c| {
@@ -16,8 +21,24 @@ pub fn Gloss(word: &'static str, tip: &'static str) -> impl IntoView {
         })
         .collect();
     let id = format!("gloss-{id}");
+    let tip = glossary::tip(term);
     view! {
-        <span class="field gloss" tabindex="0" data-tip=tip aria-describedby=id.clone()>{word}</span>
+        <span class="field gloss" tabindex="0" data-tip=tip.clone() aria-describedby=id.clone()>{word}</span>
         <span hidden id=id>{tip}</span>
+    }
+}
+
+/// The page's own glossed words (`data-term` in index.html) get the same note, once the app
+/// runs: index.html names the term and never repeats its definition.
+pub fn gloss_the_page() {
+    let Ok(all) = document().query_selector_all("[data-term]") else {
+        return;
+    };
+    for el in super::elements(all) {
+        if let Some(term) = el.get_attribute("data-term") {
+            if glossary::definition(&term).is_some() {
+                let _ = el.set_attribute("data-tip", &glossary::tip(&term));
+            }
+        }
     }
 }

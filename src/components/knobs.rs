@@ -46,7 +46,7 @@ pub fn ServerKnobs(
                 <label class="toggle">
                     <input type="checkbox" prop:checked=move || link.knobs().with(|k| k.seal == Seal::Sealed)
                         on:change=move |ev| { let on = event_target_checked(&ev); link.edit(widget).knobs().update(|k| k.seal = if on { Seal::Sealed } else { Seal::Signed }); }/>
-                    "Seal tickets ("<Gloss word="AEAD" tip="AEAD: authenticated encryption. Like a signature it shows any change, and it also hides the contents from whoever holds the ticket."/>") instead of signing them (HMAC)"
+                    "Seal tickets ("<Gloss term="AEAD"/>") instead of signing them (HMAC)"
                 </label>
             </div>
             <div class="knob-row">

@@ -65,7 +65,7 @@ pub use bench::AttackBench;
 pub use check_list::CheckList;
 pub use code::ReadTheCode;
 pub use embed_docs::EmbedDocs;
-pub use gloss::Gloss;
+pub use gloss::{gloss_the_page, Gloss};
 pub use inspector::TicketInspector;
 pub use notes::LinkNotes;
 pub use quiz::Quiz;

@@ -3,7 +3,7 @@ use leptos_use::storage::use_local_storage;
 use mrtr_world::checks::glyph;
 
 use crate::state::quiz::{
-    feedback, shown_order, Progress, ProgressCodec, Question, QUESTIONS, STORAGE_KEY,
+    feedback, shown_order, Draft, Progress, ProgressCodec, Question, QUESTIONS, STORAGE_KEY,
 };
 
 #[component]
@@ -13,14 +13,15 @@ fn QuizQuestion(
     progress: Signal<Progress>,
     set_progress: WriteSignal<Progress>,
     current: RwSignal<usize>,
+    round: RwSignal<u32>,
 ) -> impl IntoView {
     let saved = move || progress.with(|p| p.answers.get(q.id).cloned());
-    let picked = RwSignal::new(saved().unwrap_or_default());
-    // A reset elsewhere clears the choice here too.
-    Effect::new(move |_| {
-        if saved().is_none() {
-            picked.set(Vec::new());
-        }
+    let draft = RwSignal::new(Draft::default());
+    // What is ticked: the draft while it belongs to the saved answer and this round of the
+    // quiz, else the saved answer — so a check or a reset (here or in another tab) shows
+    // without anything being cleared.
+    let picked = Memo::new(move |_| {
+        progress.with(|p| draft.with(|d| d.shown(round.get(), p.answers.get(q.id))))
     });
     let name = format!("quiz-{}", q.id);
     view! {
@@ -38,11 +39,8 @@ fn QuizQuestion(
                                 prop:checked=move || picked.with(|p| p.contains(&i))
                                 on:change=move |ev| {
                                     let on = event_target_checked(&ev);
-                                    picked.update(|p| {
-                                        if !q.multi { p.clear(); }
-                                        p.retain(|x| *x != i);
-                                        if on { p.push(i); }
-                                    });
+                                    let next = progress.with_untracked(|p| draft.with_untracked(|d| d.tick(round.get_untracked(), p.answers.get(q.id), q.multi, i, on)));
+                                    draft.set(next);
                                 }/>
                             {text}
                         </label>
@@ -88,6 +86,8 @@ pub fn Quiz() -> impl IntoView {
     let (progress, set_progress, _) = use_local_storage::<Progress, ProgressCodec>(STORAGE_KEY);
     let score = move || progress.with(Progress::score);
     let current = RwSignal::new(0usize);
+    // A reset starts a new round: drafts ticked before it are not shown.
+    let round = RwSignal::new(0u32);
     let last = QUESTIONS.len() - 1;
     let strip = QUESTIONS
         .iter()
@@ -114,11 +114,11 @@ pub fn Quiz() -> impl IntoView {
             <p class="score" data-testid="quiz-score" aria-live="polite">
                 {move || { let (r, a, t) = score(); format!("{r} right of {a} answered, {t} questions") }}
                 " "
-                <button type="button" data-testid="quiz-reset" on:click=move |_| { set_progress.set(Progress::default()); current.set(0); }>"Reset the quiz"</button>
+                <button type="button" data-testid="quiz-reset" on:click=move |_| { set_progress.set(Progress::default()); round.update(|r| *r += 1); current.set(0); }>"Reset the quiz"</button>
             </p>
             <ol class="quiz-strip" aria-label="Questions">{strip}</ol>
             <ol class="questions">
-                {QUESTIONS.iter().enumerate().map(|(i, q)| view! { <QuizQuestion q=q n=i + 1 progress=progress set_progress=set_progress current=current/> }).collect_view()}
+                {QUESTIONS.iter().enumerate().map(|(i, q)| view! { <QuizQuestion q=q n=i + 1 progress=progress set_progress=set_progress current=current round=round/> }).collect_view()}
             </ol>
             <div class="button-row quiz-nav">
                 <button type="button" data-testid="quiz-prev" prop:disabled=move || current.get() == 0

@@ -12,14 +12,14 @@ use crate::state::spec_rules::SPEC_RULES;
 
 /// A declaration the reader can toggle: its id, its label, what the label's word means, and
 /// the flag it sets.
+/// A declared capability's checkbox: its id, its label, the word its label glosses (a term of
+/// the page's word lists) and the field it sets.
 type CapToggle = (
     &'static str,
     &'static str,
     &'static str,
     fn(&mut ClientCapabilities) -> &mut bool,
 );
-
-const ELICITATION: &str = "Elicitation: asking the user for something, through the host: a form, or a web page to visit (url mode).";
 
 /// Which method, which declared capabilities: what the server may ask for, and what it does.
 #[component]
@@ -29,24 +29,14 @@ pub fn RulesExplorer() -> impl IntoView {
     let caps = link.caps();
     let exploration = Memo::new(move |_| explore(method.get(), caps.get()));
     let toggles: [CapToggle; 4] = [
-        ("form", "elicitation, form mode", ELICITATION, |c| {
+        ("form", "elicitation, form mode", "Elicitation", |c| {
             &mut c.elicitation_form
         }),
-        ("url", "elicitation, url mode", ELICITATION, |c| {
+        ("url", "elicitation, url mode", "Elicitation", |c| {
             &mut c.elicitation_url
         }),
-        (
-            "sampling",
-            "sampling",
-            "Sampling: asking the host's language model to write something for the server.",
-            |c| &mut c.sampling,
-        ),
-        (
-            "roots",
-            "roots",
-            "Roots: asking which folders or places the client lets the server work in.",
-            |c| &mut c.roots,
-        ),
+        ("sampling", "sampling", "Sampling", |c| &mut c.sampling),
+        ("roots", "roots", "Roots", |c| &mut c.roots),
     ];
     view! {
         <div class="rules-body">
@@ -63,10 +53,10 @@ pub fn RulesExplorer() -> impl IntoView {
                 </label>
                 <fieldset class="inline">
                     <legend>"clientCapabilities declares"</legend>
-                    {toggles.into_iter().map(|(id, label, tip, field)| view! {
+                    {toggles.into_iter().map(|(id, label, term, field)| view! {
                         <label class="toggle"><input type="checkbox" data-cap=id
                             prop:checked=move || { let mut c = caps.get(); *field(&mut c) }
-                            on:change=move |ev| { let on = event_target_checked(&ev); link.edit(Widget::Rules).caps().update(|c| *field(c) = on); }/><Gloss word=label tip=tip/></label>
+                            on:change=move |ev| { let on = event_target_checked(&ev); link.edit(Widget::Rules).caps().update(|c| *field(c) = on); }/><Gloss term=term word=label/></label>
                     }).collect_view()}
                 </fieldset>
             </div>

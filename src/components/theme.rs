@@ -1,20 +1,15 @@
 //! Light, dark, or the system's choice: `data-theme` on `<html>`, remembered in this browser
 //! (leptos-use's storage hook: a choice made in another tab is taken here too).
-//! (index.html applies the same rule before the first paint, with the same storage key.)
+//! The choice at start-up (`&theme=`, else the stored one) is applied by index.html before
+//! the first paint, the one place that rule is written; this module only changes it.
 
 use leptos::prelude::*;
 use leptos_use::storage::use_local_storage;
 
-use crate::state::embed::{Theme, ThemeCodec};
-
-const THEME_KEY: &str = "mrtr-lab.theme";
-
-fn storage() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
-}
+use crate::state::embed::{Theme, ThemeCodec, THEME_KEY};
 
 /// Sets `data-theme` on `<html>`; `None` follows the operating system.
-pub fn apply(theme: Option<Theme>) {
+fn apply(theme: Option<Theme>) {
     let Some(root) = document().document_element() else {
         return;
     };
@@ -22,13 +17,6 @@ pub fn apply(theme: Option<Theme>) {
         Some(t) => root.set_attribute("data-theme", t.id()),
         None => root.remove_attribute("data-theme"),
     };
-}
-
-/// The theme the reader chose last time, if any.
-pub fn remembered() -> Option<Theme> {
-    storage()
-        .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
-        .and_then(|t| Theme::from_id(&t))
 }
 
 /// A button that cycles auto → light → dark and remembers the choice.

@@ -2,6 +2,10 @@
 
 use super::link::Widget;
 
+/// Where the reader's theme is kept in the browser: index.html's start-up script reads the
+/// same key (a test below holds the two to it).
+pub const THEME_KEY: &str = "mrtr-lab.theme";
+
 /// An embedded widget's theme, chosen by `&theme=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Theme {
@@ -55,8 +59,6 @@ impl codee::Decoder<Option<Theme>> for ThemeCodec {
 pub struct Query {
     /// The widget shown alone (`?embed=`), if any.
     pub embed: Option<Widget>,
-    /// The theme asked for (`&theme=`), if any.
-    pub theme: Option<Theme>,
     /// `&compact=1`: the wire log folded and the extras (hints, settings) hidden.
     pub compact: bool,
     /// What could not be read, said on the page.
@@ -85,10 +87,11 @@ pub fn parse_query(search: &str) -> Query {
                 "0" => q.compact = false,
                 _ => q.notes.push(format!("compact={v:?} is not 1 or 0")),
             },
-            "theme" => match Theme::from_id(v) {
-                Some(t) => q.theme = Some(t),
-                None => q.notes.push(format!("theme={v:?} is not light or dark")),
-            },
+            // index.html applies `&theme=` before the first paint (the one place that rule
+            // is written); here a value it cannot apply is only noted.
+            "theme" if Theme::from_id(v).is_none() => {
+                q.notes.push(format!("theme={v:?} is not light or dark"));
+            }
             _ => {}
         }
     }
@@ -133,14 +136,29 @@ mod tests {
         }
     }
 
+    /// index.html's start-up script applies the theme and names the embedded widget before
+    /// the first paint, so it cannot wait for this module: it must read the same storage key,
+    /// take the same theme ids, and send the same old names to the bench.
+    #[test]
+    fn the_start_up_script_follows_these_rules() {
+        let page = include_str!("../../index.html");
+        let script = &page[page.find("<script>").unwrap()..page.find("</script>").unwrap()];
+        assert!(script.contains(&format!("localStorage.getItem('{THEME_KEY}')")));
+        for t in [Theme::Light, Theme::Dark] {
+            assert!(script.contains(&format!("theme === '{}'", t.id())), "{t:?}");
+        }
+        for old in ["timeline", "misuse"] {
+            assert_eq!(Widget::from_id(old), Some(Widget::Bench));
+            assert!(script.contains(&format!("embed === '{old}'")), "{old}");
+        }
+        assert!(script.contains(&format!("? '{}' : embed", Widget::Bench.id())));
+    }
+
     #[test]
     fn queries() {
         assert_eq!(parse_query(""), Query::default());
         let q = parse_query("?embed=timeline&theme=dark&utm=x");
-        assert_eq!(
-            (q.embed, q.theme, q.notes.len()),
-            (Some(Widget::Bench), Some(Theme::Dark), 0)
-        );
+        assert_eq!((q.embed, q.notes.len()), (Some(Widget::Bench), 0));
         let q = parse_query("?embed=misuse&compact=1");
         assert_eq!(
             (q.embed, q.compact, q.notes.len()),
@@ -148,7 +166,7 @@ mod tests {
         );
         assert_eq!(parse_query("?compact=yes").notes.len(), 1);
         let q = parse_query("?embed=nope&theme=pink");
-        assert_eq!((q.embed, q.theme, q.notes.len()), (None, None, 2));
+        assert_eq!((q.embed, q.notes.len()), (None, 2));
         assert_eq!(parse_query(&"a".repeat(600)).notes.len(), 1);
         for w in Widget::ALL {
             let s = snippet("https://example.org/course/", w);

@@ -1,8 +1,30 @@
 //! The words an embedded widget uses, by their terms in the page's word lists (`dl.words` in
 //! index.html, the one place their definitions are written): an embed, cut off from the page,
-//! carries the definitions of its own words.
+//! carries the definitions of its own words. A widget's gloss of a word (its hover and
+//! focus note) is the same definition, read out of index.html at build time (`build.rs`).
 
 use super::link::Widget;
+
+include!(concat!(env!("OUT_DIR"), "/glossary.rs"));
+
+/// The page's definition of `term`, as written in its word lists.
+pub fn definition(term: &str) -> Option<&'static str> {
+    WORDS.iter().find(|(t, _)| *t == term).map(|(_, d)| *d)
+}
+
+/// A widget's note on `term`: "Term: its definition", the definition's first letter lowered
+/// unless it starts an acronym ("AEAD: authenticated encryption…", "HMAC: a keyed hash…").
+pub fn tip(term: &str) -> String {
+    let def = definition(term).unwrap_or_default();
+    let mut chars = def.chars();
+    let lowered = match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) if !b.is_uppercase() => {
+            format!("{}{}", a.to_lowercase(), &def[a.len_utf8()..])
+        }
+        _ => def.to_owned(),
+    };
+    format!("{term}: {lowered}")
+}
 
 /// The terms `w` uses before defining them, in the order a reader meets them.
 pub fn terms(w: Widget) -> &'static [&'static str] {
@@ -62,7 +84,39 @@ mod tests {
             assert!(!terms(w).is_empty(), "{w:?}");
             for t in terms(w) {
                 assert!(page.contains(&format!("<dt>{t}</dt>")), "{w:?}: {t}");
+                assert!(definition(t).is_some(), "{w:?}: {t}");
             }
         }
+    }
+
+    /// The build reads every word of the page's lists, as text: tags gone, entities read.
+    #[test]
+    fn the_word_lists_are_read_as_text() {
+        let page = include_str!("../../index.html");
+        assert_eq!(WORDS.len(), page.matches("<dt>").count());
+        assert!(definition("Ticket")
+            .unwrap()
+            .starts_with("The requestState a server hands out"));
+        for (t, d) in WORDS {
+            assert!(!t.is_empty() && !d.is_empty(), "{t}");
+            assert!(
+                !d.contains('<') || d.contains("&lt;") || !d.contains("</"),
+                "{t}: {d}"
+            );
+        }
+        assert_eq!(definition("nothing such"), None);
+    }
+
+    /// Every word a page or widget glosses (`data-term`, `Gloss term=`) is in the lists.
+    #[test]
+    fn every_glossed_word_is_defined() {
+        let page = include_str!("../../index.html");
+        for part in page.split("data-term=\"").skip(1) {
+            let term = &part[..part.find('"').unwrap()];
+            assert!(definition(term).is_some(), "index.html glosses {term}");
+        }
+        assert!(tip("AEAD").starts_with("AEAD: authenticated encryption: like a signature"));
+        assert!(tip("Error codes").starts_with("Error codes: JSON-RPC numbers"));
+        assert!(tip("Sampling").starts_with("Sampling: asking the host"));
     }
 }

@@ -343,6 +343,54 @@ pub fn feedback(q: &Question, selected: &[usize]) -> Feedback {
     }
 }
 
+/// The options ticked in one question but not yet checked. A draft belongs to the saved
+/// answer it was ticked against and to the quiz's round (a reset starts a new round), so a
+/// reset — here or in another tab — or a check shows the saved answer again without an
+/// effect clearing anything: a draft that no longer matches is simply not shown.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Draft {
+    round: u32,
+    against: Option<Vec<usize>>,
+    picked: Vec<usize>,
+}
+
+impl Draft {
+    /// The options to show ticked: the draft while it still belongs to `saved` in `round`,
+    /// else the saved answer (nothing when there is none).
+    pub fn shown(&self, round: u32, saved: Option<&Vec<usize>>) -> Vec<usize> {
+        if self.round == round && self.against.as_ref() == saved {
+            self.picked.clone()
+        } else {
+            saved.cloned().unwrap_or_default()
+        }
+    }
+
+    /// The draft after option `i` is ticked (`on`) or unticked, starting from what is shown;
+    /// a single-choice question keeps one option.
+    pub fn tick(
+        &self,
+        round: u32,
+        saved: Option<&Vec<usize>>,
+        multi: bool,
+        i: usize,
+        on: bool,
+    ) -> Draft {
+        let mut picked = self.shown(round, saved);
+        if !multi {
+            picked.clear();
+        }
+        picked.retain(|x| *x != i);
+        if on {
+            picked.push(i);
+        }
+        Draft {
+            round,
+            against: saved.cloned(),
+            picked,
+        }
+    }
+}
+
 /// What the reader has answered, by question id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Progress {
@@ -421,6 +469,34 @@ impl Progress {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_draft_shows_until_a_check_or_a_reset_leaves_it_behind() {
+        let d = Draft::default()
+            .tick(0, None, true, 2, true)
+            .tick(0, None, true, 0, true);
+        assert_eq!(d.shown(0, None), vec![2, 0]);
+        // Checked: the saved answer is shown (the draft was ticked against "nothing saved").
+        let saved = vec![2, 0];
+        assert_eq!(d.shown(0, Some(&saved)), saved);
+        // Reset in this tab (a new round) or in another (the saved answer gone): nothing ticked.
+        assert_eq!(d.shown(1, None), Vec::<usize>::new());
+        let after_check = d.tick(0, Some(&saved), true, 1, true);
+        assert_eq!(after_check.shown(0, Some(&saved)), vec![2, 0, 1]);
+        assert_eq!(after_check.shown(0, None), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_single_choice_draft_keeps_one_option() {
+        let d = Draft::default()
+            .tick(0, None, false, 1, true)
+            .tick(0, None, false, 3, true);
+        assert_eq!(d.shown(0, None), vec![3]);
+        assert_eq!(
+            d.tick(0, None, false, 3, false).shown(0, None),
+            Vec::<usize>::new()
+        );
+    }
+
     use super::*;
     use crate::state::link::Link;
 
