@@ -90,9 +90,9 @@ impl Readable<'_> {
     fn framing(&self) -> String {
         match (self.before.len(), self.after.len()) {
             (0, 0) => String::new(),
-            (b, 0) => format!(" (behind a {b}-byte binary prefix, kept)"),
-            (0, a) => format!(" (before a {a}-byte binary suffix, kept)"),
-            (b, a) => format!(" (between a {b}-byte binary prefix and a {a}-byte suffix, kept)"),
+            (b, 0) => format!(" (behind a binary prefix of {b} bytes, kept)"),
+            (0, a) => format!(" (before a binary suffix of {a} bytes, kept)"),
+            (b, a) => format!(" (between binary bytes, {b} before and {a} after, kept)"),
         }
     }
 }
@@ -402,7 +402,7 @@ mod tests {
             ),
         ] {
             let v = field_edit(&t).unwrap_or_else(|| panic!("no field to edit in {t}"));
-            assert!(v.what.contains("8-byte binary prefix"), "{}", v.what);
+            assert!(v.what.contains("binary prefix of 8 bytes"), "{}", v.what);
             assert!(v.what.contains("\"env\""), "{}", v.what);
             let segs: Vec<&str> = v.ticket.split('.').collect();
             let old: Vec<&str> = t.split('.').collect();

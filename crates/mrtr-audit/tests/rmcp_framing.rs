@@ -175,7 +175,7 @@ fn field_edit_runs_against_rmcp_framing_and_a_checked_tag_refuses_it() {
         assert_eq!(fe.status, Status::Pass, "{kid:?}: {}", fe.evidence);
         // The evidence names what was sent and what came back.
         assert!(
-            fe.evidence.contains("8-byte binary prefix"),
+            fe.evidence.contains("binary prefix of 8 bytes"),
             "{}",
             fe.evidence
         );

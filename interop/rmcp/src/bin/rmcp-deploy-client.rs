@@ -123,7 +123,7 @@ fn parse_args() -> Result<Args, String> {
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    if a.url.is_some() == !a.command.is_empty() {
+    if a.url.is_some() != a.command.is_empty() {
         return Err("give a URL or, after --, a server command".into());
     }
     Ok(a)

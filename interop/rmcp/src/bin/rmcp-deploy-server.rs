@@ -341,6 +341,24 @@ struct EnvArgs {
     extra: Map<String, Value>,
 }
 
+/// What deploy and rollback say: the tool, its question and its answer.
+struct Verb {
+    tool: &'static str,
+    question: &'static str,
+    done: &'static str,
+}
+
+const DEPLOY: Verb = Verb {
+    tool: "deploy",
+    question: "Deploy to",
+    done: "deployed to",
+};
+const ROLLBACK: Verb = Verb {
+    tool: "rollback",
+    question: "Roll back",
+    done: "rolled back",
+};
+
 #[derive(Clone)]
 struct DeployServer {
     sealer: Arc<Sealer>,
@@ -355,9 +373,11 @@ impl DeployServer {
     /// deploy and rollback: ask "VERB to ENV?", then do it on an accepted `confirm: true`.
     fn confirm_then(
         &self,
-        tool: &str,
-        question: &str,
-        done: &str,
+        Verb {
+            tool,
+            question,
+            done,
+        }: &Verb,
         args: &EnvArgs,
         ticket: Option<String>,
         answers: &Option<InputResponses>,
@@ -429,15 +449,7 @@ impl DeployServer {
         Answers(answers): Answers,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.confirm_then(
-            "deploy",
-            "Deploy to",
-            "deployed to",
-            &args,
-            ticket,
-            &answers,
-            &ctx,
-        )
+        self.confirm_then(&DEPLOY, &args, ticket, &answers, &ctx)
     }
 
     #[tool(description = "Roll an environment back, after the user confirms.")]
@@ -448,15 +460,7 @@ impl DeployServer {
         Answers(answers): Answers,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.confirm_then(
-            "rollback",
-            "Roll back",
-            "rolled back",
-            &args,
-            ticket,
-            &answers,
-            &ctx,
-        )
+        self.confirm_then(&ROLLBACK, &args, ticket, &answers, &ctx)
     }
 
     // The conformance suite's fixtures (names and keys fixed by its scenarios).
