@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Interop with real MCP peers: the official conformance suite, the TypeScript SDK v2 and the
-# Python SDK v2 (installed by scripts/peers.sh). Prints a table and "N passed, M failed";
+# Interop with real MCP peers: the official conformance suite, the TypeScript SDK v2, the
+# Python SDK v2 and the Rust SDK rmcp 3.11.0 (installed and built by scripts/peers.sh). Prints a table and "N passed, M failed";
 # exits non-zero on any failure. Logs of failing rows go to target/interop/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +13,7 @@ LOGS=$ROOT/target/interop
 mkdir -p "$LOGS"
 cargo build -q -p mrtr-native || exit 1   # every binary below, mrtr-audit (its --expect too) included
 BIN=$ROOT/target/debug
+RMCP=${MRTR_RMCP_TARGET:-$ROOT/.cache/rmcp-target}/release   # rmcp-deploy-server, rmcp-deploy-client
 cp interop/*.mjs "$PEERS/ts/"
 KEY=$(printf '6d72'; printf '%.0s42' $(seq 31))   # a fixed 32-byte test key, hex
 PIDS=()
@@ -20,6 +21,10 @@ trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done' EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+# A row whose outcome is a recorded divergence runs its command under FAILS: the command must
+# fail (and the row's pattern says how).
+FAILS=(bash -c '! "$@"' fails)
 
 ROWS=(); PASS=0; FAIL=0; N=0
 row() { # row NAME CHECK CMD... : CHECK is a grep pattern the output must contain ("" for exit code only)
@@ -74,6 +79,57 @@ wait_port "$TSPORT"; wait_port "$PYPORT"
 row "mrtr-client -> TS SDK server (HTTP)" "result: deployed to staging" "$BIN/mrtr-client" -y "http://127.0.0.1:$TSPORT/mcp"
 row "mrtr-client -> Python SDK server (HTTP)" "result: deployed to staging" "$BIN/mrtr-client" -y "http://127.0.0.1:$PYPORT/mcp"
 
+# rmcp (the Rust SDK, interop/rmcp) client -> our server, each era rmcp can be told to start.
+# legacy is rmcp's `initialize` at 2025-11-25: on stdio mrtr-server shims the question into a
+# 2025 elicitation/create request, so it completes; its HTTP front serves 2026-07-28 alone and
+# has no initialize (-32601), which is what the HTTP legacy row asserts.
+for era in discover auto legacy; do
+  row "rmcp client ($era) -> mrtr-server --stdio" "result: deployed to staging" \
+    "$RMCP/rmcp-deploy-client" --era "$era" -- "$BIN/mrtr-server" --stdio --key-hex "$KEY"
+done
+MSPORT=$(free_port)
+"$BIN/mrtr-server" --http "127.0.0.1:$MSPORT" --key-hex "$KEY" 2>"$LOGS/mrtr-server-rmcp.log" & PIDS+=($!)
+wait_port "$MSPORT"
+for era in discover auto; do
+  row "rmcp client ($era) -> mrtr-server --http" "result: deployed to staging" \
+    "$RMCP/rmcp-deploy-client" --era "$era" --token bob-token "http://127.0.0.1:$MSPORT/mcp"
+done
+row "rmcp client (legacy) -> mrtr-server --http: refused, no initialize at 2026-07-28 (-32601)" "error: -32601: Method not found: initialize" \
+  "${FAILS[@]}" "$RMCP/rmcp-deploy-client" --era legacy --token bob-token "http://127.0.0.1:$MSPORT/mcp"
+
+# mrtr-client -> the rmcp server (--bind full, the default), stdio and HTTP.
+row "mrtr-client -> rmcp server (stdio)" "result: deployed to staging" \
+  "$BIN/mrtr-client" -y -- "$RMCP/rmcp-deploy-server" --stdio --key-hex "$KEY"
+RSPORT=$(free_port)
+"$RMCP/rmcp-deploy-server" --http "127.0.0.1:$RSPORT" --key-hex "$KEY" 2>"$LOGS/rmcp-server.log" & PIDS+=($!)
+wait_port "$RSPORT"
+row "mrtr-client -> rmcp server (HTTP)" "result: deployed to staging" \
+  "$BIN/mrtr-client" -y --token bob-token "http://127.0.0.1:$RSPORT/mcp"
+# The divergence: rmcp has no legacy shim. A 2025-era client (initialize at 2025-11-25) that
+# calls deploy gets -32600 where mrtr-server and the TS SDK ask it with elicitation/create.
+row "rmcp client (legacy) -> rmcp server (stdio): divergence, InputRequiredResult refused with -32600" \
+  "error -32600: InputRequiredResult requires negotiated protocol version 2026-07-28" \
+  "${FAILS[@]}" "$RMCP/rmcp-deploy-client" --era legacy -- "$RMCP/rmcp-deploy-server" --stdio --key-hex "$KEY"
+row "mrtr-client (legacy) -> rmcp server (stdio): divergence, InputRequiredResult refused with -32600" \
+  '"code":-32600,"message":"InputRequiredResult requires negotiated protocol version 2026-07-28' \
+  "${FAILS[@]}" "$BIN/mrtr-client" -y --era legacy -- "$RMCP/rmcp-deploy-server" --stdio --key-hex "$KEY"
+
+# The suite's MRTR scenarios against the rmcp server, as unbound as rmcp's example (none) and
+# hardened (full): both pass every check, so the suite cannot tell them apart; the audit
+# below does. (The fixtures are interop/rmcp's own, written for rmcp.)
+RNPORT=$(free_port)
+"$RMCP/rmcp-deploy-server" --http "127.0.0.1:$RNPORT" --bind none --key-hex "$KEY" 2>"$LOGS/rmcp-server-none.log" & PIDS+=($!)
+wait_port "$RNPORT"
+MRTR_SCENARIOS=$(echo "$SCENARIOS" | grep '^input-required-result-')
+[ "$(echo "$MRTR_SCENARIOS" | wc -w)" = 14 ] || echo "interop: expected 14 input-required-result-* scenarios, the suite lists: $MRTR_SCENARIOS"
+for bind in none full; do
+  port=$RSPORT; [ "$bind" = none ] && port=$RNPORT
+  for s in $MRTR_SCENARIOS; do
+    row "conformance server $s (rmcp server, --bind $bind)" ", 0 failed, 0 warnings" \
+      $CONF server --url "http://127.0.0.1:$port/mcp" --scenario "$s" --spec-version 2026-07-28
+  done
+done
+
 # Misuse over HTTP: tampered, stolen, expired, other request, second redemption.
 row "misuse over HTTP: each refused with -32602, server keeps serving" "test result: ok" \
   cargo test -q -p mrtr-native --test http_misuse
@@ -105,9 +161,15 @@ done
 audit "ts-sdk-example" "" env MRTR_TTL=2 node "$PEERS/ts/ts_server.mjs" http @PORT@
 audit "ts-sdk-example-hardened" "" env MRTR_TTL=2 node "$PEERS/ts/ts_server_hardened.mjs" http @PORT@
 audit "python-sdk-example" "" env MRTR_TTL=2 "$PY" interop/py_server.py http @PORT@
+# The rmcp server at each --bind level (none: rmcp's example; docs: its documentation's
+# binding; full: hardened, which claims single use).
+for bind in none docs full; do
+  flags=""; [ "$bind" = full ] && flags="--expect-single-use"
+  audit "rmcp-bind-$bind" "$flags" "$RMCP/rmcp-deploy-server" --http "127.0.0.1:@PORT@" --bind "$bind" --key-hex "$KEY" --ttl 2
+done
 echo; echo "mrtr-audit, one column per server:"
 "$BIN/mrtr-audit" --expect interop/audit-expected.json "${REPORTS[@]}" | tee "$AUD/table.txt"
-row "mrtr-audit: verdicts as expected for mrtr-server, each --unsafe-skip-check, the TS and Python SDK examples" "" \
+row "mrtr-audit: verdicts as expected for mrtr-server, each --unsafe-skip-check, the TS and Python SDK examples, the rmcp server at each --bind" "" \
   "$BIN/mrtr-audit" --expect interop/audit-expected.json "${REPORTS[@]}"
 
 echo
@@ -115,5 +177,5 @@ echo "interop results"
 printf '  %s\n' "${ROWS[@]}" "${SKIPPED[@]}"
 echo
 NSERVER=$(echo "$SCENARIOS" | wc -w)
-echo "$PASS passed, $FAIL failed, ${#SKIPPED[@]} skipped ($NSERVER 2026-07-28 server scenarios of conformance 0.2.0-alpha.12)"
+echo "$PASS passed, $FAIL failed, ${#SKIPPED[@]} skipped ($NSERVER 2026-07-28 server scenarios of conformance 0.2.0-alpha.12; the 14 MRTR ones also against the rmcp server)"
 [ "$FAIL" = 0 ]

@@ -5,6 +5,8 @@
 #   @modelcontextprotocol/conformance@0.2.0-alpha.12 (the `latest` tag has no MRTR scenarios)
 #   @modelcontextprotocol/server and /client 2.4.0 (TypeScript SDK v2), zod
 #   Python mcp==2.3.0 in a venv (Python SDK v2)
+#   the rmcp peer (interop/rmcp: rmcp 3.11.0, the Rust SDK, from crates.io), built into
+#   .cache/rmcp-target (a no-op when it is up to date)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${MRTR_PEERS_DIR:-$PWD/.cache/peers}
@@ -32,4 +34,10 @@ if ! "$DIR/venv/bin/python" -c 'import mcp, importlib.metadata as m; assert m.ve
   say "installing the Python SDK mcp==2.3.0"
   "$DIR/venv/bin/pip" install -q mcp==2.3.0
 fi
-say "ready in $DIR"
+# The rmcp peer: its own Cargo project and lock file, its own target directory (outside
+# $DIR, which may be shared between clones: this build follows the clone's sources).
+RMCP_TARGET=${MRTR_RMCP_TARGET:-$PWD/.cache/rmcp-target}
+export PATH="$HOME/.cargo/bin:$PATH"
+if [ ! -x "$RMCP_TARGET/release/rmcp-deploy-server" ]; then say "building the rmcp peer (rmcp 3.11.0; about 2 minutes from clean)"; fi
+CARGO_TARGET_DIR=$RMCP_TARGET nice -n 10 cargo build -q --release --locked --manifest-path interop/rmcp/Cargo.toml
+say "ready in $DIR (rmcp peer in $RMCP_TARGET/release)"

@@ -586,12 +586,16 @@ impl Auditor<'_> {
                     Some(ex.body),
                 ));
             }
-            last = Some((msg, ex.body, a));
+            last = Some((msg, ex.body, a, v.what));
         }
         Ok(match last {
-            Some((msg, body, a)) => (
+            // What was sent, in words, beside what came back: "the last" is the one recorded.
+            Some((msg, body, a, what)) => (
                 Status::Pass,
-                format!("refused all {n} variant(s); the last got {}", a.words()),
+                format!(
+                    "refused all {n} variant(s); the last, the honest retry with {what}, got {}",
+                    a.words()
+                ),
                 Some(msg),
                 Some(body),
             ),

@@ -1,5 +1,7 @@
 //! Edits of a ticket whose format the auditor does not know: it only assumes what every
 //! codec seen so far shares (a short ASCII prefix, Base64url segments joined by dots).
+//! A readable payload is JSON in one segment, alone or framed by binary bytes (rmcp's
+//! `rs1.<b64url(exp_be64 ‖ JSON)>.<tag>` puts an 8-byte expiry in front of it).
 //! Each edit says what it changed, for the report's evidence line.
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -71,21 +73,73 @@ fn segments(ticket: &str) -> Vec<(usize, &str)> {
         .collect()
 }
 
-/// The first segment that decodes to a JSON object: a readable payload.
-fn readable(ticket: &str) -> Option<(usize, &str, serde_json::Map<String, Value>)> {
-    segments(ticket).into_iter().find_map(|(start, s)| {
-        let bytes = URL_SAFE_NO_PAD.decode(s).ok()?;
-        match serde_json::from_slice::<Value>(&bytes).ok()? {
-            Value::Object(m) => Some((start, s, m)),
-            _ => None,
+/// A readable payload: a JSON object in one segment, with the binary bytes framing it.
+struct Readable<'a> {
+    /// Where the segment starts in the ticket.
+    start: usize,
+    /// The segment as written.
+    seg: &'a str,
+    /// The decoded bytes before and after the JSON (empty for a segment of JSON alone).
+    before: Vec<u8>,
+    after: Vec<u8>,
+    json: serde_json::Map<String, Value>,
+}
+
+impl Readable<'_> {
+    /// The frame in words, for the evidence line ("" for JSON alone).
+    fn framing(&self) -> String {
+        match (self.before.len(), self.after.len()) {
+            (0, 0) => String::new(),
+            (b, 0) => format!(" (behind a binary prefix of {b} bytes, kept)"),
+            (0, a) => format!(" (before a binary suffix of {a} bytes, kept)"),
+            (b, a) => format!(" (between binary bytes, {b} before and {a} after, kept)"),
         }
+    }
+}
+
+/// A JSON object inside `bytes`: the whole of them, or else the first non-empty object that
+/// starts at a `{` (what is around it is the frame, kept byte for byte), with where it
+/// starts and ends.
+fn json_in(bytes: &[u8]) -> Option<(usize, usize, serde_json::Map<String, Value>)> {
+    if let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(bytes) {
+        return Some((0, bytes.len(), m));
+    }
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'{')
+        .find_map(|(i, _)| {
+            let mut it = serde_json::Deserializer::from_slice(&bytes[i..]).into_iter::<Value>();
+            match it.next()? {
+                Ok(Value::Object(m)) if !m.is_empty() => Some((i, i + it.byte_offset(), m)),
+                _ => None,
+            }
+        })
+}
+
+/// The first segment that decodes to a JSON object, or to one framed by binary bytes: a
+/// readable payload.
+fn readable(ticket: &str) -> Option<Readable<'_>> {
+    segments(ticket).into_iter().find_map(|(start, seg)| {
+        let bytes = URL_SAFE_NO_PAD.decode(seg).ok()?;
+        let (from, to, json) = json_in(&bytes)?;
+        Some(Readable {
+            start,
+            seg,
+            before: bytes[..from].to_vec(),
+            after: bytes[to..].to_vec(),
+            json,
+        })
     })
 }
 
 /// The payload decoded, one field edited (the expiry pushed a day later, or else the first
-/// text changed), re-encoded, the rest of the ticket kept. `None` for a sealed ticket.
+/// text changed), re-encoded inside the same frame, the rest of the ticket kept. `None` for
+/// a sealed ticket.
 pub fn field_edit(ticket: &str) -> Option<Variant> {
-    let (start, seg, mut m) = readable(ticket)?;
+    let r = readable(ticket)?;
+    let framing = r.framing();
+    let mut m = r.json;
     let what = if let Some(exp) = m.get("exp").and_then(Value::as_u64) {
         // A day later, or (a server's exp within a day of u64::MAX) a day earlier.
         let (edited, when) = match exp.checked_add(86_400) {
@@ -93,14 +147,17 @@ pub fn field_edit(ticket: &str) -> Option<Variant> {
             None => (exp - 86_400, "earlier"),
         };
         m.insert("exp".into(), Value::from(edited));
-        format!("payload re-encoded with exp a day {when}, the signature kept")
+        format!("payload{framing} re-encoded with exp a day {when}, the signature kept")
     } else {
         let key = first_string(&mut m)?;
-        format!("payload re-encoded with the text at {key:?} changed, the signature kept")
+        format!("payload{framing} re-encoded with the text at {key:?} changed, the signature kept")
     };
-    let encoded = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&Value::Object(m)).ok()?);
+    let mut bytes = r.before;
+    bytes.extend(serde_json::to_vec(&Value::Object(m)).ok()?);
+    bytes.extend(r.after);
+    let encoded = URL_SAFE_NO_PAD.encode(bytes);
     let mut t = ticket.to_owned();
-    t.replace_range(start..start + seg.len(), &encoded);
+    t.replace_range(r.start..r.start + r.seg.len(), &encoded);
     (t != ticket).then_some(Variant { ticket: t, what })
 }
 
@@ -134,12 +191,12 @@ fn first_string(m: &mut serde_json::Map<String, Value>) -> Option<String> {
 
 /// When a readable ticket says it expires (`exp`), where it says so.
 pub fn stated_expiry(ticket: &str) -> Option<u64> {
-    readable(ticket)?.2.get("exp")?.as_u64()
+    readable(ticket)?.json.get("exp")?.as_u64()
 }
 
 /// How long a readable ticket says it lives (`exp - iat`), where it says both.
 pub fn stated_life(ticket: &str) -> Option<u64> {
-    let (_, _, m) = readable(ticket)?;
+    let m = readable(ticket)?.json;
     let (exp, iat) = (m.get("exp")?.as_u64()?, m.get("iat")?.as_u64()?);
     exp.checked_sub(iat)
 }
@@ -321,6 +378,59 @@ mod tests {
         let payload: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(seg).unwrap()).unwrap();
         assert_eq!(payload["exp"], u64::MAX - 86_400);
         assert_eq!(stated_life(&at_end), None);
+    }
+
+    /// rmcp's body: the expiry in milliseconds, 8 bytes big-endian, then the JSON.
+    fn rmcp_body(exp_ms: u64, json: &str) -> String {
+        let mut b = exp_ms.to_be_bytes().to_vec();
+        b.extend_from_slice(json.as_bytes());
+        URL_SAFE_NO_PAD.encode(b)
+    }
+
+    #[test]
+    fn a_payload_behind_rmcps_binary_expiry_is_edited_in_its_frame() {
+        // An expiry whose bytes include a `{` (0x7b) and a `"` (0x22): the scan must not stop
+        // there.
+        let exp = 0x7b22_0000_0193_a1b2_u64;
+        let tag = URL_SAFE_NO_PAD.encode([7u8; 32]);
+        for t in [
+            format!("rs1.{}.{tag}", rmcp_body(exp, r#"{"env":"staging"}"#)),
+            format!(
+                "rs2.{}.{}.{tag}",
+                URL_SAFE_NO_PAD.encode("k2"),
+                rmcp_body(exp, r#"{"env":"staging"}"#)
+            ),
+        ] {
+            let v = field_edit(&t).unwrap_or_else(|| panic!("no field to edit in {t}"));
+            assert!(v.what.contains("binary prefix of 8 bytes"), "{}", v.what);
+            assert!(v.what.contains("\"env\""), "{}", v.what);
+            let segs: Vec<&str> = v.ticket.split('.').collect();
+            let old: Vec<&str> = t.split('.').collect();
+            assert_eq!(segs.len(), old.len());
+            assert_eq!(segs.last(), old.last(), "the tag is kept");
+            assert_eq!(
+                segs[..segs.len() - 2],
+                old[..old.len() - 2],
+                "prefix and kid kept"
+            );
+            let body = URL_SAFE_NO_PAD.decode(segs[segs.len() - 2]).unwrap();
+            assert_eq!(body[..8], exp.to_be_bytes(), "the binary expiry is kept");
+            let json: Value = serde_json::from_slice(&body[8..]).unwrap();
+            assert_eq!(json["env"], "staging-edited");
+        }
+        // A readable exp inside framed JSON is still what gets edited, and read.
+        let t = format!("rs1.{}.sig", rmcp_body(0, r#"{"exp":100,"iat":40}"#));
+        assert!(field_edit(&t).unwrap().what.contains("exp a day later"));
+        assert_eq!(stated_expiry(&t), Some(100));
+        assert_eq!(stated_life(&t), Some(60));
+    }
+
+    #[test]
+    fn binary_without_a_json_object_is_still_sealed() {
+        // Random-looking bytes with a stray `{`, and an empty object, are no payload.
+        let noise = URL_SAFE_NO_PAD.encode([0x7b, 0x01, 0xff, 0x7b, 0x7d, 0x00, 0x22]);
+        assert_eq!(field_edit(&format!("rs1.{noise}.sig")), None);
+        assert_eq!(field_edit(&format!("rs1.{}.sig", rmcp_body(5, "{}"))), None);
     }
 
     #[test]
