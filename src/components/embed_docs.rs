@@ -39,7 +39,8 @@ fn size_previews(e: web_sys::MessageEvent) {
         if f.content_window()
             .is_some_and(|w| js_sys::Object::is(&w, &source))
         {
-            let h = format!("height: {}px", height.clamp(100.0, 20_000.0));
+            // Whole pixels: an integer, so the page's module carries no float formatting.
+            let h = format!("height: {}px", height.clamp(100.0, 20_000.0).ceil() as u32);
             let _ = web_sys::Element::set_attribute(&f, "style", &h);
         }
     }

@@ -16,12 +16,13 @@ pub fn definition(term: &str) -> Option<&'static str> {
 /// unless it starts an acronym ("AEAD: authenticated encryption…", "HMAC: a keyed hash…").
 pub fn tip(term: &str) -> String {
     let def = definition(term).unwrap_or_default();
-    let mut chars = def.chars();
-    let lowered = match (chars.next(), chars.next()) {
-        (Some(a), Some(b)) if !b.is_uppercase() => {
-            format!("{}{}", a.to_lowercase(), &def[a.len_utf8()..])
-        }
-        _ => def.to_owned(),
+    // ASCII only: every definition starts with an ASCII letter, and the Unicode case tables
+    // would cost the page's module kilobytes.
+    let b = def.as_bytes();
+    let lowered = if b.len() > 1 && b[0].is_ascii() && !b[1].is_ascii_uppercase() {
+        format!("{}{}", (b[0] as char).to_ascii_lowercase(), &def[1..])
+    } else {
+        def.to_owned()
     };
     format!("{term}: {lowered}")
 }

@@ -1004,8 +1004,10 @@ impl Auditor<'_> {
         let mut late = self.with_id(&m.retry);
         late["params"]["requestState"] = json!(back);
         let what = format!(
-            "{sent} {:.1} s into the ticket's life, got a new ticket, then sent the honest retry carrying it {wait} s after the first call",
-            half as f64 / 1000.0
+            "{sent} {}.{} s into the ticket's life, got a new ticket, then sent the honest retry carrying it {wait} s after the first call",
+            // Tenths, exact: `half` is a multiple of 500 ms (no float formatting in the page).
+            half / 1000,
+            half % 1000 / 100,
         );
         self.refused(late, Who::Caller, &what)
     }
