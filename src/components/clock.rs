@@ -5,12 +5,11 @@
 use leptos::ev::{KeyboardEvent, PointerEvent};
 use leptos::prelude::*;
 use mrtr_world::misuse::Move;
+use reactive_stores::Store;
 use wasm_bindgen::JsCast;
 
-use crate::state::clock_axis::{key_move, place, scale_for, time_at, Place, TTL_MAX, TTL_MIN};
-use reactive_stores::Store;
-
 use super::page_link::{use_link, EditLink};
+use crate::state::clock_axis::{key_move, place, scale_for, time_at, Place, TTL_MAX, TTL_MIN};
 use crate::state::link::{Link, LinkStoreFields, Widget, MAX_TIME_S};
 
 /// What a drag moves.

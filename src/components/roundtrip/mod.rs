@@ -10,12 +10,11 @@ mod transcript;
 use leptos::prelude::*;
 use leptos_use::{use_media_query, use_raf_fn_with_options, UseRafFnCallbackArgs, UseRafFnOptions};
 use mrtr_world::Ending;
-
-use super::CheckList;
-use crate::state::geometry::Layout;
 use reactive_stores::Store;
 
 use super::page_link::{use_link, EditLink};
+use super::CheckList;
+use crate::state::geometry::Layout;
 use crate::state::link::{Link, LinkStoreFields, Widget};
 use crate::state::playback::{Motion, Playback};
 use crate::state::stage::{frame, trace_of};
