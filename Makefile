@@ -38,9 +38,10 @@ test-cluster: setup
 	cargo test -p mrtr-native --test cluster -- --ignored --test-threads=1
 
 ## Starts Redis, two replicas and nginx on loopback (http://127.0.0.1:8380/mcp); stop with `make cluster-stop`.
+## CORS_ORIGIN="ORIGIN …": web pages that may call it (each replica's --cors-origin).
 cluster: setup
 	cargo build -q --release -p mrtr-native --bin mrtr-server --bin mrtr-client
-	scripts/cluster.sh start
+	MRTR_CLUSTER_CORS_ORIGIN="$(CORS_ORIGIN)" scripts/cluster.sh start
 
 cluster-stop:
 	scripts/cluster.sh stop

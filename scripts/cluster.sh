@@ -12,7 +12,9 @@
 #
 # Settings (environment): MRTR_CLUSTER_DIR (target/cluster), MRTR_CLUSTER_PORT (8380: nginx;
 # the replicas take +1 and +2, Redis +3), MRTR_CLUSTER_BIN (target/release),
-# MRTR_CLUSTER_QUIET=1 (no per-request log lines, for make bench). Each replica's
+# MRTR_CLUSTER_QUIET=1 (no per-request log lines, for make bench), MRTR_CLUSTER_CORS_ORIGIN
+# (origins a web page may call the cluster from, separated by spaces: each replica gets
+# --cors-origin for each; make cluster CORS_ORIGIN=... sets it). Each replica's
 # keys are read from DIR/<replica>.keys (ID=HEX,…; written with a fresh random key at the
 # first start, mode 600, never printed). Logs: DIR/*.log; nginx's access log names the
 # replica (upstream) that served each request.
@@ -86,6 +88,8 @@ http {
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       # The replicas check Host and Origin themselves (DNS rebinding): pass them through.
+      # Everything else passes as it is, both ways: a CORS preflight (OPTIONS with its
+      # Access-Control-Request-* headers) and its answer, and each replica's Mrtr-Replica.
       proxy_set_header Host \$http_host;
       proxy_buffering off;
       proxy_connect_timeout 1s;
@@ -117,8 +121,11 @@ start_one() {
       # A test may route one replica's Redis traffic elsewhere (a fault proxy): $name.redemption.
       local redemption="redis://127.0.0.1:$REDIS_PORT/0"
       [ -s "$DIR/$name.redemption" ] && redemption=$(cat "$DIR/$name.redemption")
+      local cors=() origins origin
+      read -ra origins <<<"${MRTR_CLUSTER_CORS_ORIGIN:-}" # split on spaces, never globbed
+      for origin in ${origins[@]+"${origins[@]}"}; do cors+=(--cors-origin "$origin"); done
       MRTR_KEYS=$(cat "$keys") setsid "$BIN/mrtr-server" --http "127.0.0.1:$port" --single-use \
-        --redemption "$redemption" --name "$name" $log \
+        --redemption "$redemption" --name "$name" $log ${cors[@]+"${cors[@]}"} \
         </dev/null >>"$DIR/$name.log" 2>&1 &
       ;;
     nginx)
@@ -158,6 +165,7 @@ case ${1:-} in
   replica-a                           http://127.0.0.1:$A_PORT/mcp
   replica-b                           http://127.0.0.1:$B_PORT/mcp
   redemptions (Redis)                 redis://127.0.0.1:$REDIS_PORT/0
+  pages that may call it (CORS)       ${MRTR_CLUSTER_CORS_ORIGIN:-none (make cluster CORS_ORIGIN=ORIGIN)}
 
   A round trip that crosses replicas:  $BIN/mrtr-client --token bob-token http://127.0.0.1:$PORT/mcp
   Which replica served each request:   tail -f $DIR/nginx-access.log

@@ -2,6 +2,7 @@
 //! server (axum), a stdio server, and the transports `mrtr-client` uses.
 
 pub mod audit_wire;
+pub mod cors;
 pub mod headers;
 pub mod http_front;
 pub mod lines;

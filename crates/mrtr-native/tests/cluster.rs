@@ -22,6 +22,8 @@ struct Cluster {
     balancer: Endpoint,
     a: Endpoint,
     b: Endpoint,
+    /// MRTR_CLUSTER_CORS_ORIGIN for the replicas.
+    cors: String,
 }
 
 static NEXT: AtomicU16 = AtomicU16::new(0);
@@ -32,6 +34,10 @@ fn free(port: u16) -> bool {
 
 impl Cluster {
     fn start() -> Cluster {
+        Cluster::start_with_cors("")
+    }
+
+    fn start_with_cors(cors: &str) -> Cluster {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
         // Four free ports in a row, somewhere this run has not used.
         let mut base = 20_000 + (std::process::id() % 2_000) as u16 * 10;
@@ -49,6 +55,7 @@ impl Cluster {
             b: Endpoint::new(&format!("http://127.0.0.1:{}/mcp", base + 2)),
             dir,
             base,
+            cors: cors.to_owned(),
         };
         std::fs::create_dir_all(&c.dir).unwrap();
         for r in ["replica-a", "replica-b"] {
@@ -66,6 +73,7 @@ impl Cluster {
             .env("MRTR_CLUSTER_DIR", &self.dir)
             .env("MRTR_CLUSTER_PORT", self.base.to_string())
             .env("MRTR_CLUSTER_BIN", bin.parent().unwrap())
+            .env("MRTR_CLUSTER_CORS_ORIGIN", &self.cors)
             .output()
             .expect("scripts/cluster.sh runs");
         assert!(
@@ -495,4 +503,58 @@ fn a_wrong_kind_answer_on_one_replica_spends_nothing_on_the_other() {
         let (_, r) = to.post(Some("bob"), &deploy(id, "staging", Some(&reasked)));
         assert!(refused(&r), "{r}");
     }
+}
+
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
+fn a_page_on_a_listed_origin_calls_through_nginx_and_sees_both_replicas_names() {
+    let page = "http://127.0.0.1:9999";
+    let c = Cluster::start_with_cors(&format!("https://app.example.com {page}"));
+    let preflight = c
+        .balancer
+        .agent
+        .options(&c.balancer.url)
+        .header("Origin", page)
+        .header("Access-Control-Request-Method", "POST")
+        .header(
+            "Access-Control-Request-Headers",
+            "content-type,mcp-method,mcp-name,mcp-protocol-version",
+        )
+        .header("Access-Control-Request-Private-Network", "true")
+        .call()
+        .unwrap();
+    assert_eq!(preflight.status(), 204);
+    let h = preflight.headers();
+    assert_eq!(h["access-control-allow-origin"], page);
+    assert_eq!(h["access-control-allow-private-network"], "true");
+    let refused = c
+        .balancer
+        .agent
+        .options(&c.balancer.url)
+        .header("Origin", "http://127.0.0.1:9998")
+        .header("Access-Control-Request-Method", "POST")
+        .call()
+        .unwrap();
+    assert_eq!(refused.status(), 403);
+    let mut names = Vec::new();
+    for id in 1..=2 {
+        let msg = deploy(id, "staging", None);
+        let mut req = c
+            .balancer
+            .agent
+            .post(&c.balancer.url)
+            .header("Content-Type", "application/json")
+            .header("Origin", page);
+        for (k, v) in standard_headers(&msg) {
+            req = req.header(k, v);
+        }
+        let resp = req.send(msg.to_string()).unwrap();
+        assert_eq!(resp.status(), 200);
+        let h = resp.headers();
+        assert_eq!(h["access-control-allow-origin"], page);
+        assert_eq!(h["access-control-expose-headers"], "Mrtr-Replica");
+        names.push(h["mrtr-replica"].to_str().unwrap().to_owned());
+    }
+    names.sort();
+    assert_eq!(names, ["replica-a", "replica-b"], "round robin, each named");
 }

@@ -73,6 +73,11 @@ struct Args {
     /// HTTP: accept any Host and Origin (only behind a proxy that checks them).
     #[arg(long, conflicts_with = "allow_host")]
     allow_any_host: bool,
+    /// HTTP: a web page's origin that may call this server across origins (repeatable):
+    /// http:// or https://, a host and an optional port, compared exactly; no wildcard.
+    /// Answers its CORS preflight and accepts its Origin past the DNS-rebinding check.
+    #[arg(long = "cors-origin", value_name = "ORIGIN", conflicts_with = "stdio")]
+    cors_origin: Vec<String>,
     /// UNSAFE, for teaching and for testing mrtr-audit only: turn off one ticket check
     /// (signature, principal, expiry or request; repeatable). The server then accepts
     /// tickets it must refuse.
@@ -92,6 +97,11 @@ fn main() {
 }
 
 fn run(args: Args) -> Result<(), String> {
+    let cors_origins = args
+        .cors_origin
+        .iter()
+        .map(|o| mrtr_native::cors::parse_cors_origin(o).map_err(|e| format!("--cors-origin {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
     let ttl_s = parse_ttl(&args.ttl).map_err(|e| format!("--ttl {:?}: {e}", args.ttl))?;
     let keys = if !args.keys.is_empty() {
         parse_named_keys(args.keys.iter().map(String::as_str))
@@ -163,6 +173,14 @@ fn run(args: Args) -> Result<(), String> {
             Some(hosts)
         };
         eprintln!("mrtr-server: listening on http://{local}/mcp");
+        if !cors_origins.is_empty() {
+            eprintln!("mrtr-server: {} answers cross-origin calls from {}", args.name, cors_origins.join(", "));
+        }
+        let cors = mrtr_native::cors::CorsOptions {
+            origins: cors_origins,
+            name: args.name.clone(),
+            allowed_hosts: allowed_hosts.clone(),
+        };
         let app = mrtr_native::http_front::router(
             server,
             HttpOptions {
@@ -172,6 +190,7 @@ fn run(args: Args) -> Result<(), String> {
                 blocking_store: opts.remote_store(),
             },
         );
+        let app = mrtr_native::cors::wrap(app, cors);
         axum::serve(listener, app)
             .with_graceful_shutdown(shutdown())
             .await
