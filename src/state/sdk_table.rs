@@ -62,12 +62,13 @@ impl Cell {
         }
     }
 
-    /// The cell's CSS class: `ok`, `no` or `skip`.
+    /// The cell's CSS class: `ok`, `no` or `untested` (not `skip`: that is the skip link's,
+    /// which puts it off screen).
     pub fn class(self) -> &'static str {
         match self {
             Cell::SdkDoes => "ok",
             Cell::YouAdd => "no",
-            Cell::NotTested => "skip",
+            Cell::NotTested => "untested",
         }
     }
 }
