@@ -1,27 +1,34 @@
-//! Cuts the two functions "Read the code" shows from the protocol core's source at build time
-//! (the deploy handler and the checks), so the wasm carries those functions, not whole files.
+//! Cuts the pieces of Rust "Read the code" shows at build time: from the protocol core's source
+//! the deploy handler and the checks, and from the rmcp peer `make interop` builds its deploy
+//! tool, the handler behind it and its sealer, so the wasm carries those items, not whole files.
 //! `src/state/code.rs` tests that each cut is the file's own lines at their own numbers.
 //! Also reads the page's word lists out of index.html, so a widget's gloss of a word is the
 //! page's own definition (`src/state/glossary.rs`).
 
 use std::fmt::Write;
 
-/// One function of a Rust file: from the doc comment above the line holding `start` to the
-/// closing brace at the start of a line. Returns its first line number and its text.
+/// One item of a Rust file (a function, or an `impl` block): from the doc comments and
+/// attributes above the line holding `start` to the closing brace at that line's indent.
+/// Returns its first line number and its text.
 fn rust_fn(file: &str, start: &str) -> (usize, String) {
     let Some(at) = file.find(start) else {
         panic!("build.rs: {start:?} is no longer in the file; update src/state/code.rs");
     };
     let mut from = file[..at].rfind('\n').map_or(0, |n| n + 1);
+    let indent = &file[from..from + file[from..].len() - file[from..].trim_start().len()];
     while from > 0 {
         let prev = file[..from - 1].rfind('\n').map_or(0, |n| n + 1);
-        if file[prev..from].trim_start().starts_with("///") {
+        let above = file[prev..from].trim_start();
+        if above.starts_with("///") || above.starts_with("#[") {
             from = prev;
         } else {
             break;
         }
     }
-    let end = file[at..].find("\n}\n").map_or(file.len(), |n| at + n + 3);
+    let close = format!("\n{indent}}}\n");
+    let end = file[at..]
+        .find(&close)
+        .map_or(file.len(), |n| at + n + close.len());
     (
         file[..from].matches('\n').count() + 1,
         file[from..end].to_owned(),
@@ -82,9 +89,24 @@ fn main() {
             "crates/mrtr-core/src/checks.rs",
             "pub fn verify(",
         ),
+        (
+            "RMCP_TOOL",
+            "interop/rmcp/src/bin/rmcp-deploy-server.rs",
+            "async fn deploy(",
+        ),
+        (
+            "RMCP_HANDLER",
+            "interop/rmcp/src/bin/rmcp-deploy-server.rs",
+            "fn confirm_then(",
+        ),
+        (
+            "RMCP_SEALER",
+            "interop/rmcp/src/bin/rmcp-deploy-server.rs",
+            "impl Sealer {",
+        ),
     ] {
         println!("cargo::rerun-if-changed={path}");
-        let file = std::fs::read_to_string(path).expect("the core's source is beside the app");
+        let file = std::fs::read_to_string(path).expect("the Rust shown is beside the app");
         let (line, text) = rust_fn(&file, start);
         writeln!(
             out,

@@ -1,5 +1,6 @@
-//! Read the code: the deploy handler in each SDK and in the lab's Rust, with the lines that
-//! run at the round trip's current step marked, and what each SDK leaves to its author.
+//! Read the code: the deploy handler in each SDK (TypeScript, Python, Rust's rmcp) and in the
+//! lab's own Rust, with the lines that run at the round trip's current step marked, and what
+//! each SDK leaves to its author.
 
 use leptos::prelude::*;
 
@@ -12,7 +13,7 @@ use super::page_link::{use_link, EditLink};
 use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, PhaseWords};
 use crate::state::highlight::lines;
 use crate::state::link::{LinkStoreFields, Widget};
-use crate::state::sdk_table::{guard_name, left_to_you, table, variants};
+use crate::state::sdk_table::{columns_note, guard_name, left_to_you, table, variants};
 use crate::state::stage::trace_of;
 
 fn tab_id(l: Lang) -> String {
@@ -75,7 +76,7 @@ fn Listing(listing: Listing, index: usize, lang: Lang, shown: Memo<Vec<Mark>>) -
     }
 }
 
-/// The deploy handler in three implementations, in step with the round trip.
+/// The deploy handler in four implementations, in step with the round trip.
 #[component]
 pub fn ReadTheCode() -> impl IntoView {
     let link = use_link();
@@ -173,17 +174,17 @@ pub fn ReadTheCode() -> impl IntoView {
         .is_some_and(|m| m.matches());
     let listings_view = move || {
         let l = lang.get();
-        let all = listings(l);
-        let count = all.len();
-        all.into_iter()
+        listings(l)
+            .into_iter()
             .enumerate()
             .map(|(i, listing)| {
                 let where_ = format!(", lines {}–{}: {}", listing.first_line, listing.last_line(), listing.caption);
                 let path = listing.path;
-                if (i > 0 && count > 1) || phone {
-                    // The core's checks: long, so folded (on a phone every listing is, as the
-                    // notes above quote the lines that run); the summary says when lines in it
-                    // are marked (opening it on its own would move the page under the reader).
+                if listing.folded || phone {
+                    // A second listing (the core's checks, a hardened copy, rmcp's sealer):
+                    // long, so folded (on a phone every listing is, as the notes above quote
+                    // the lines that run); the summary says when lines in it are marked
+                    // (opening it on its own would move the page under the reader).
                     let marked = move || {
                         let n = shown.with(|m| m.iter().filter(|m| m.listing == i).count());
                         (n > 0).then(|| format!(" ({n} marked at this step)"))
@@ -250,6 +251,7 @@ pub fn ReadTheCode() -> impl IntoView {
                 view! {
                     <details class="fold json-fold sdk-fold" data-testid="sdk-fold">
                         <summary>{format!("What the {} does for you: in its example, mrtr-audit finds {left} of the {tested} protections it tested left to you", l.label())}</summary>
+                        {columns_note(l).map(|n| view! { <p class="sdk-columns">{n}</p> })}
                         <table class="sdk-table" data-testid="sdk-table">
                             <caption>"mrtr-audit's verdicts on these servers in make interop"</caption>
                             <thead><tr><th scope="col">"Protection"</th>{heads}<th scope="col">"If the example leaves it to you"</th></tr></thead>

@@ -1,6 +1,7 @@
-//! "Read the code": the deploy handler in the TypeScript SDK, the Python SDK and the lab's
-//! Rust, embedded at build time from the very files `make interop` runs (and, for Rust, the
-//! core's own source), and which of their lines run at each step of the round trip.
+//! "Read the code": the deploy handler in the TypeScript SDK, the Python SDK, the Rust SDK
+//! (rmcp) and the lab's own Rust, embedded at build time from the very files `make interop`
+//! runs or builds (and, for the lab's, the core's own source), and which of their lines run
+//! at each step of the round trip.
 //!
 //! Marks are found by text, not by line number: each names the first line it covers (and
 //! the last, searched from there). If a file changes so that a mark no longer finds its
@@ -21,19 +22,22 @@ pub enum Lang {
     TypeScript,
     /// The Python SDK's example.
     Python,
+    /// The Rust SDK, rmcp: the lab's peer written the way rmcp's example and docs write one.
+    Rmcp,
     /// The lab's own Rust core.
     Rust,
 }
 
 impl Lang {
     /// Every language, in the tabs' order.
-    pub const ALL: [Lang; 3] = [Lang::TypeScript, Lang::Python, Lang::Rust];
+    pub const ALL: [Lang; 4] = [Lang::TypeScript, Lang::Python, Lang::Rmcp, Lang::Rust];
 
     /// The language's name in a link (`lang=`).
     pub fn id(self) -> &'static str {
         match self {
             Lang::TypeScript => "ts",
             Lang::Python => "py",
+            Lang::Rmcp => "rmcp",
             Lang::Rust => "rust",
         }
     }
@@ -48,6 +52,7 @@ impl Lang {
         match self {
             Lang::TypeScript => "TypeScript SDK 2.4.0",
             Lang::Python => "Python SDK 2.3.0",
+            Lang::Rmcp => "Rust SDK (rmcp) 3.11.0",
             Lang::Rust => "The lab's Rust",
         }
     }
@@ -57,15 +62,18 @@ impl Lang {
         match self {
             Lang::TypeScript => "TypeScript SDK",
             Lang::Python => "Python SDK",
+            Lang::Rmcp => "Rust SDK",
             Lang::Rust => "Lab's Rust",
         }
     }
 
     /// How this server's tickets are protected: the TypeScript SDK signs them (HMAC), the
-    /// Python SDK seals them (AES-GCM), and the lab's core does what the page's knob says.
+    /// Python SDK seals them (AES-GCM), rmcp's codec signs them (its tickets stay readable:
+    /// the audit edits the JSON in them, whatever its `seal_json` is called), and the lab's
+    /// core does what the page's knob says.
     pub fn ticket_seal(self, lab: Seal) -> Seal {
         match self {
-            Lang::TypeScript => Seal::Signed,
+            Lang::TypeScript | Lang::Rmcp => Seal::Signed,
             Lang::Python => Seal::Sealed,
             Lang::Rust => lab,
         }
@@ -76,7 +84,7 @@ impl Lang {
         match self {
             Lang::TypeScript => Syntax::JavaScript,
             Lang::Python => Syntax::Python,
-            Lang::Rust => Syntax::Rust,
+            Lang::Rmcp | Lang::Rust => Syntax::Rust,
         }
     }
 }
@@ -92,6 +100,8 @@ pub struct Listing {
     pub text: &'static str,
     /// What the listing is, in a few words.
     pub caption: &'static str,
+    /// Shown folded, to be opened on demand (a second listing the notes quote from).
+    pub folded: bool,
 }
 
 impl Listing {
@@ -117,8 +127,12 @@ pub const TS_SERVER: &str = include_str!("../../interop/ts_server.mjs");
 pub const TS_SERVER_HARDENED: &str = include_str!("../../interop/ts_server_hardened.mjs");
 /// The Python SDK's example server, as shown.
 pub const PY_SERVER: &str = include_str!("../../interop/py_server.py");
-// The two functions of the core the Rust tab shows, cut at build time (build.rs).
+// The two functions of the core the lab's tab shows, and the rmcp peer's deploy tool, its
+// handler and its sealer, cut at build time (build.rs).
 include!(concat!(env!("OUT_DIR"), "/code_excerpts.rs"));
+
+/// The rmcp peer `make interop` builds and audits, whose items the Rust SDK's tab shows.
+pub const RMCP_SERVER: &str = "interop/rmcp/src/bin/rmcp-deploy-server.rs";
 
 /// What the widget shows for a language, in order.
 pub fn listings(lang: Lang) -> Vec<Listing> {
@@ -129,12 +143,14 @@ pub fn listings(lang: Lang) -> Vec<Listing> {
                 first_line: 1,
                 text: TS_SERVER,
                 caption: "the whole file, as make interop runs it",
+                folded: false,
             },
             Listing {
                 path: "interop/ts_server_hardened.mjs",
                 first_line: 1,
                 text: TS_SERVER_HARDENED,
                 caption: "the same server, hardened with the codec's bind hook; make interop audits it too",
+                folded: true,
             },
         ],
         Lang::Python => vec![Listing {
@@ -142,7 +158,22 @@ pub fn listings(lang: Lang) -> Vec<Listing> {
             first_line: 1,
             text: PY_SERVER,
             caption: "the whole file, as make interop runs it",
+            folded: false,
         }],
+        Lang::Rmcp => [
+            (RMCP_TOOL, "the deploy tool: rmcp's router calls it with the call's parts", false),
+            (RMCP_HANDLER, "the handler behind it (rollback shares it)", false),
+            (RMCP_SEALER, "the sealer: the handler's calls to rmcp's codec, at each --bind level", true),
+        ]
+        .into_iter()
+        .map(|((first_line, text), caption, folded)| Listing {
+            path: RMCP_SERVER,
+            first_line,
+            text,
+            caption,
+            folded,
+        })
+        .collect(),
         Lang::Rust => {
             let (first_line, text) = RUST_DEPLOY;
             let (check_line, checks) = RUST_VERIFY;
@@ -152,12 +183,14 @@ pub fn listings(lang: Lang) -> Vec<Listing> {
                     first_line,
                     text,
                     caption: "the deploy handler, the one this page and mrtr-server run",
+                    folded: false,
                 },
                 Listing {
                     path: "crates/mrtr-core/src/checks.rs",
                     first_line: check_line,
                     text: checks,
                     caption: "the checks the core runs before the handler sees the state, in order",
+                    folded: true,
                 },
             ]
         }
@@ -177,6 +210,9 @@ pub trait PhaseWords {
 
 impl PhaseWords for ServerPhase {
     fn summary(self, lang: Lang, seal: Seal) -> String {
+        if lang == Lang::Rmcp {
+            return rmcp_summary(self);
+        }
         let lib = if lang == Lang::Rust { "core" } else { "SDK" };
         let verb = lang.ticket_seal(seal).verb();
         match self {
@@ -187,6 +223,19 @@ impl PhaseWords for ServerPhase {
             ServerPhase::Refused => format!("The retry reaches a replica, and a check on the ticket fails. The {lib} answers with an error; the handler never runs."),
         }
     }
+}
+
+/// rmcp's steps: it hands the handler the ticket as sent, and the handler calls the codec
+/// both to make a ticket and to check one.
+fn rmcp_summary(phase: ServerPhase) -> String {
+    match phase {
+        ServerPhase::FirstCall => "The first call reaches a replica. rmcp's router hands it to the deploy tool, with no ticket and no answer yet.",
+        ServerPhase::Asked => "The handler cannot finish without bob, so it returns his question and a ticket holding its work so far. rmcp does not make the ticket: the handler calls rmcp's codec, which signs the work into it. Then the handler is done, and the replica keeps nothing.",
+        ServerPhase::Away => "No server code runs at this step: the question, the answer and the ticket are with the host, the client or the load balancer.",
+        ServerPhase::Retry => "The retry reaches a replica. rmcp hands the ticket to the handler as it came, unopened; the handler has the codec check it before it reads the state, then finishes with the work from the ticket and bob's answer.",
+        ServerPhase::Refused => "The retry reaches a replica, and the codec refuses the ticket the handler hands it. The handler returns an error before it reads the state; nothing is deployed.",
+    }
+    .to_owned()
 }
 
 /// Whether marked lines run the handler's own code or a check on the ticket.
@@ -294,6 +343,30 @@ fn specs(lang: Lang, phase: ServerPhase, seal: Seal) -> Vec<MarkSpec> {
         ],
         (Lang::Python, ServerPhase::Refused) => vec![
             spec(0, "mcp = MCPServer(", "mcp = MCPServer(", Checks, "The ticket does not open with these keys, so the SDK answers -32602 and the handler below never runs."),
+        ],
+        (Lang::Rmcp, ServerPhase::FirstCall) => vec![
+            spec(0, "#[tool(description", "self.confirm_then(", Runs, "rmcp's router routes tools/call deploy here, with the arguments parsed into EnvArgs, and the ticket (RequestState) and the answers as they came. The first call has neither."),
+            spec(1, "if s.bind == Bind::Full && !can(ctx).form", "return Err(missing_capability(", Runs, "rmcp does not check that what a handler asks for is something the client declared it can answer. At --bind full the handler checks, and refuses (-32021) a client that declared no forms."),
+            spec(1, "let Some(ticket) = ticket else {", "let Some(ticket) = ticket else {", Runs, "No ticket came with the first call: on to asking."),
+        ],
+        (Lang::Rmcp, ServerPhase::Asked) => vec![
+            spec(1, "let t = s.mint(&call, json!({\"env\": args.env}), None)?;", "return Ok(asking(", Runs, "It has the sealer make a ticket of { env } for this call, and returns input_required: the confirm question under inputRequests, and the ticket."),
+            spec(2, "Bind::None => self.codec.seal_json(&state),", "Bind::None => self.codec.seal_json(&state),", Runs, "--bind none, as rmcp's own MRTR example: seal_json signs the state alone (the ticket stays readable, whatever the name says). No associated data, so nothing ties the ticket to a caller or a call; no ttl, so it never expires."),
+            spec(2, "Bind::Docs => self.codec.seal_json_with(", ".ttl(self.ttl)", Runs, "--bind docs, as the codec's documentation: associated data naming the caller and the tool (joined with |, in associated_data above), and a ttl. The arguments are not in it."),
+            spec(2, "let (grant, until_ms) = match carry", ".ttl(Duration::from_millis(left))", Runs, "--bind full, the lab's hardening: associated data of the caller, the tool and a digest of the arguments, each length-prefixed; a grant id; and a ttl of what is left of the first ticket's deadline, so asking again never extends it."),
+        ],
+        (Lang::Rmcp, ServerPhase::Retry) => vec![
+            spec(1, "let Some(ticket) = ticket else {", "let Some(ticket) = ticket else {", Runs, "This time a ticket came. rmcp passed it to the tool as it came: nothing has opened it yet."),
+            spec(1, "let opened = s.open(&call, &ticket)?;", "let opened = s.open(&call, &ticket)?;", Checks, "The handler has the sealer open the ticket for this call before it reads the state: rmcp never opens one by itself."),
+            spec(2, ".open_json::<Value>(ticket)", ".map_err(", Checks, &audited(lang, 0, "--bind none: open_json checks the signature alone.")),
+            spec(2, ".open_json_with::<Value>(ticket, &ad)", ".map_err(", Checks, &audited(lang, 1, "--bind docs: open_json_with also checks the associated data, the caller and the tool, computed again for this call.")),
+            spec(2, ".open_json_with(ticket, &ad)", "return Err(refused(\"grant already redeemed\"));", Checks, &audited(lang, 2, "--bind full: the same with the digest of this call's arguments, and a grant already redeemed in this process is refused.")),
+            spec(1, "let env = opened", ".to_owned();", Runs, "Nothing refused it: the handler reads env out of the opened state, not the arguments."),
+            spec(1, "Some(Value::Bool(true)) => {", "Ok(text(format!(\"{done} {env}\")))", Runs, "bob said yes. At --bind full the sealer spends the grant first (of two retries racing, one wins); then it deploys to the env read out of the ticket."),
+        ],
+        (Lang::Rmcp, ServerPhase::Refused) => vec![
+            spec(1, "let opened = s.open(&call, &ticket)?;", "let opened = s.open(&call, &ticket)?;", Checks, "The sealer refuses the ticket, and the ? returns -32602, the one error this server gives for any refused ticket. Nothing below runs: nothing is deployed."),
+            spec(2, "fn open(", "fn open(", Checks, "At every --bind level the codec refuses a ticket whose JSON was edited: the signature no longer matches."),
         ],
         (Lang::Rust, ServerPhase::FirstCall) => vec![
             spec(0, "pub fn deploy(", "let Some(env) = inv.arguments", Runs, "The engine calls the handler with the call's arguments."),
@@ -426,9 +499,12 @@ mod tests {
                     assert!(mark.first >= l.first_line);
                 }
             }
-            // The retry marks a check before any line of the handler's own.
+            // The retry marks a check before any line of the handler's own; but rmcp calls
+            // the handler first, which calls the check before it reads the state.
             let retry = marks(lang, ServerPhase::Retry, Seal::Signed);
-            assert_eq!(retry[0].kind, MarkKind::Checks, "{lang:?}");
+            let first_check = retry.iter().position(|m| m.kind == MarkKind::Checks);
+            let expected = if lang == Lang::Rmcp { 1 } else { 0 };
+            assert_eq!(first_check, Some(expected), "{lang:?}");
             assert!(marks(lang, ServerPhase::Refused, Seal::Signed)
                 .iter()
                 .all(|m| m.kind == MarkKind::Checks));
@@ -474,6 +550,59 @@ mod tests {
     }
 
     #[test]
+    fn the_rmcp_listings_are_the_interop_files_own_items_at_their_real_lines() {
+        let file: Vec<&str> = include_str!("../../interop/rmcp/src/bin/rmcp-deploy-server.rs")
+            .lines()
+            .collect();
+        let l = listings(Lang::Rmcp);
+        for listing in &l {
+            assert_eq!(listing.path, RMCP_SERVER);
+            for (i, line) in listing.text.lines().enumerate() {
+                assert_eq!(file[listing.first_line - 1 + i], line);
+            }
+        }
+        // The deploy tool with its attribute, the handler with its doc comment, the whole
+        // sealer; each ends at its own closing brace, not at the end of the impl around it.
+        assert!(l[0].text.starts_with("    #[tool(description = \"Deploy"));
+        assert!(l[0]
+            .text
+            .ends_with("self.confirm_then(&DEPLOY, &args, ticket, &answers, &ctx)\n    }\n"));
+        assert!(l[1].text.starts_with("    /// deploy and rollback"));
+        assert!(l[1].text.ends_with("\n    }\n") && !l[1].text.contains("fn fixture_call"));
+        assert!(l[2].text.starts_with("impl Sealer {") && l[2].text.contains("fn spend("));
+        assert!(!l[2].text.contains("fn ask_form"));
+        assert_eq!(
+            l.iter().map(|l| l.folded).collect::<Vec<_>>(),
+            [false, false, true]
+        );
+        // Each step's marks quote the lines they name: the seal at the ask, the open on the retry.
+        let text = |phase| -> Vec<String> {
+            marks(Lang::Rmcp, phase, Seal::Signed)
+                .iter()
+                .map(|m| file[m.first - 1..m.last].join("\n"))
+                .collect()
+        };
+        let asked = text(ServerPhase::Asked);
+        assert!(
+            asked[1].contains("self.codec.seal_json(&state)"),
+            "{asked:?}"
+        );
+        assert!(
+            asked[2].contains(".associated_data(&ad).ttl(self.ttl)"),
+            "{asked:?}"
+        );
+        assert!(
+            asked[3].contains("Duration::from_millis(left)"),
+            "{asked:?}"
+        );
+        let retry = text(ServerPhase::Retry);
+        assert!(retry[2].contains("open_json::<Value>(ticket)") && retry[2].contains("refused("));
+        assert!(retry[3].contains("open_json_with::<Value>(ticket, &ad)"));
+        assert!(retry[4].contains("grant already redeemed"));
+        assert!(retry[6].contains("s.spend(&opened)?;") && retry[6].contains("{done} {env}"));
+    }
+
+    #[test]
     fn the_notes_say_signs_for_signed_tickets_and_seals_only_for_sealed_ones() {
         let asked = |lang, seal| {
             let notes: Vec<String> = marks(lang, ServerPhase::Asked, seal)
@@ -494,6 +623,13 @@ mod tests {
         }
         // The Python SDK seals (AES-GCM).
         assert!(asked(Lang::Python, Seal::Signed).contains("the SDK seals that work"));
+        // rmcp's codec signs, whatever its seal_json is called: its tickets stay readable.
+        let rmcp = asked(Lang::Rmcp, Seal::Sealed);
+        assert!(
+            rmcp.contains("rmcp's codec, which signs the work"),
+            "{rmcp}"
+        );
+        assert!(rmcp.contains("seal_json signs the state alone (the ticket stays readable"));
         // The lab's core does what the knob says.
         let rust = asked(Lang::Rust, Seal::Signed);
         assert!(!rust.contains("seal"), "{rust}");
@@ -521,20 +657,23 @@ mod tests {
 
     #[test]
     fn each_sdks_check_notes_say_what_its_table_row_says() {
-        use crate::state::sdk_table::{guard_name, table, variants, Cell, COLUMN_WORDS};
-        for lang in [Lang::TypeScript, Lang::Python] {
+        use crate::state::sdk_table::{
+            column_words, guard_name, table, variants, Cell, COLUMN_WORDS,
+        };
+        for lang in [Lang::TypeScript, Lang::Python, Lang::Rmcp] {
             let rows = table(lang).unwrap();
-            let mut quoted = 0;
+            let mut quoted = Vec::new();
             for phase in [ServerPhase::Retry, ServerPhase::Refused] {
                 for mark in marks(lang, phase, Seal::Signed) {
                     if mark.kind != MarkKind::Checks {
                         continue;
                     }
-                    // The listing's column: the server audited from that very file.
+                    // The column the note quotes; or, if it quotes none, the first server
+                    // audited from that very file.
                     let path = listings(lang)[mark.listing].path;
-                    let column = variants(lang)
-                        .iter()
-                        .position(|v| v.path == path)
+                    let column = (0..variants(lang).len())
+                        .find(|c| mark.note.ends_with(&column_words(lang, *c).unwrap()))
+                        .or_else(|| variants(lang).iter().position(|v| v.path == path))
                         .unwrap_or_else(|| panic!("{path} is not audited"));
                     let hardened = variants(lang)[column].hardened;
                     let (how, words) = match mark.note.split_once(COLUMN_WORDS) {
@@ -557,7 +696,7 @@ mod tests {
                     }
                     // Where it quotes the audit, every protection is under its table word.
                     let Some(words) = words else { continue };
-                    quoted += 1;
+                    quoted.push(column);
                     let said: Vec<(String, String)> = words
                         .trim_end_matches('.')
                         .split("; ")
@@ -587,8 +726,9 @@ mod tests {
                     }
                 }
             }
-            // Each audited file's retry check quotes its column.
-            assert_eq!(quoted, variants(lang).len(), "{lang:?}");
+            // Each audited server's retry check quotes its column, once.
+            let columns: Vec<usize> = (0..variants(lang).len()).collect();
+            assert_eq!(quoted, columns, "{lang:?}");
         }
         // The Python retry credits the SDK with the request check, as its table row does.
         let py = &marks(Lang::Python, ServerPhase::Retry, Seal::Signed)[0].note;

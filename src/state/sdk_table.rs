@@ -62,12 +62,13 @@ impl Cell {
         }
     }
 
-    /// The cell's CSS class: `ok`, `no` or `skip`.
+    /// The cell's CSS class: `ok`, `no` or `untested` (not `skip`: that is the skip link's,
+    /// which puts it off screen).
     pub fn class(self) -> &'static str {
         match self {
             Cell::SdkDoes => "ok",
             Cell::YouAdd => "no",
-            Cell::NotTested => "skip",
+            Cell::NotTested => "untested",
         }
     }
 }
@@ -87,6 +88,10 @@ pub struct Variant {
 
 /// The audited servers of a language: its example, and where the SDK lets the author bind
 /// the caller and the request, the example hardened that way. None for the lab's own.
+///
+/// rmcp's are one server at three `--bind` levels, because its codec leaves every binding to
+/// the handler: `none` seals as rmcp's own MRTR example does (the example, counted in the
+/// summary), `docs` as the codec's documentation suggests, `full` is the lab's hardening.
 pub fn variants(lang: Lang) -> &'static [Variant] {
     const TS: [Variant; 2] = [
         Variant {
@@ -108,9 +113,30 @@ pub fn variants(lang: Lang) -> &'static [Variant] {
         path: "interop/py_server.py",
         hardened: false,
     }];
+    const RMCP: [Variant; 3] = [
+        Variant {
+            server: "rmcp-bind-none",
+            heading: "--bind none: as rmcp's example",
+            path: super::code::RMCP_SERVER,
+            hardened: false,
+        },
+        Variant {
+            server: "rmcp-bind-docs",
+            heading: "--bind docs: as the codec's docs",
+            path: super::code::RMCP_SERVER,
+            hardened: true,
+        },
+        Variant {
+            server: "rmcp-bind-full",
+            heading: "--bind full: hardened",
+            path: super::code::RMCP_SERVER,
+            hardened: true,
+        },
+    ];
     match lang {
         Lang::TypeScript => &TS,
         Lang::Python => &PY,
+        Lang::Rmcp => &RMCP,
         Lang::Rust => &[],
     }
 }
@@ -147,6 +173,10 @@ fn advice(lang: Lang, g: Guard, cell: Cell) -> &'static str {
         (Lang::TypeScript, Guard::Check(Expiry), _) => "Each ticket the codec mints lives a full ttlSeconds, and the handler mints a new one whenever a retry carries no accepted answer: answer with another kind of result (or not at all) and the ticket comes back with a new deadline, as often as you like. On a retry that carried a ticket, keep its deadline: put the first expiry in the state and refuse once it is past.",
         (Lang::Python, Guard::Check(Expiry), _) => "Each request_state the SDK seals lives a full ttl, and the handler returns a new one whenever a retry carries no accepted answer: answer with another kind of result and the ticket comes back with a new deadline. On a retry that carried a ticket, keep its deadline: put the first expiry in the state and refuse once it is past.",
         (Lang::Python, Guard::Check(Principal), _) => "The SDK binds the ticket to the OAuth client when the server uses OAuth; without it, put the caller in the state and compare it in the handler.",
+        (Lang::Rmcp, Guard::Check(Principal), _) => "Pass the caller as associated data when you seal and when you open (SealOptions::associated_data, open_json_with), as the codec's docs do: open then refuses another caller's ticket (--bind docs).",
+        (Lang::Rmcp, Guard::Check(Expiry), _) => "rmcp's codec sets no expiry unless you pass a ttl. With one (--bind docs) an expired ticket is refused, but each ticket made to ask again gets a full new ttl, so a wrong-kind answer renews it. Carry the first deadline in the state and seal each later ticket with what is left of it (--bind full).",
+        (Lang::Rmcp, Guard::Check(Request), _) => "The docs' associated data names the tool, not its arguments, so a retry with other arguments still gets through (--bind docs). Add a digest of the canonical arguments, and length-prefix each part rather than join them with | (--bind full).",
+        (Lang::Rmcp, Guard::Check(SingleUse), Cell::NotTested) => "rmcp keeps no record of redeemed tickets, and its example claims no single use, so the audit skips it. --bind full remembers each grant it spends, in its own process: behind a load balancer that memory must be one every replica shares, until the ticket expires.",
         (_, Guard::Check(SingleUse), Cell::NotTested) => "The example does not claim single use, so the audit skips it. To add it, remember each redeemed ticket id in a memory every replica shares, until the ticket expires.",
         (_, _, Cell::NotTested) => "The audit could not try this against the example.",
         (_, _, Cell::YouAdd) => "The audit found a misuse this server accepts.",
@@ -200,6 +230,12 @@ fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> ServerVer
         Cell::NotTested
     };
     ServerVerdict { cell, evidence }
+}
+
+/// What a language's columns are, when the headings cannot say it all: rmcp's are one
+/// server at three `--bind` levels.
+pub fn columns_note(lang: Lang) -> Option<&'static str> {
+    (lang == Lang::Rmcp).then_some("One server, rmcp-deploy-server, at three --bind levels, because rmcp's codec leaves every binding to the handler, which calls it: none seals as rmcp's own MRTR example does (no associated data, no ttl); docs as the codec's documentation suggests (the caller and the tool as associated data, and a ttl); full is the lab's hardening (the caller, the tool and a digest of the arguments; a deadline that asking again does not renew; single use in its process).")
 }
 
 /// The table for a language's audited servers, from the audit's expected verdicts; `None`
@@ -286,6 +322,8 @@ mod tests {
     fn the_summary_counts_what_each_example_leaves_to_you() {
         assert_eq!(left_to_you(&table(Lang::TypeScript).unwrap()), (4, 5));
         assert_eq!(left_to_you(&table(Lang::Python).unwrap()), (2, 5));
+        // rmcp's example seals with no associated data and no ttl.
+        assert_eq!(left_to_you(&table(Lang::Rmcp).unwrap()), (3, 5));
     }
 
     /// The count, recomputed from `audit-expected.json` alone: of the table's protections, how
@@ -310,7 +348,7 @@ mod tests {
 
     #[test]
     fn the_counts_are_the_audits_and_a_second_spelling_is_not_a_broken_signature() {
-        for lang in [Lang::TypeScript, Lang::Python] {
+        for lang in [Lang::TypeScript, Lang::Python, Lang::Rmcp] {
             let rows = table(lang).unwrap();
             for (i, v) in variants(lang).iter().enumerate() {
                 let column: Vec<Entry> = rows
@@ -388,12 +426,36 @@ mod tests {
             cells(Lang::Python, 0),
             [SdkDoes, SdkDoes, YouAdd, YouAdd, SdkDoes, NotTested]
         );
+        // rmcp: its example binds nothing and never expires; the docs' binding closes the
+        // principal, and only in part the request (the tool, not the arguments) and the
+        // expiry (a ticket that asks again gets a new ttl); the lab's hardening closes all.
+        assert_eq!(
+            cells(Lang::Rmcp, 0),
+            [SdkDoes, SdkDoes, YouAdd, YouAdd, YouAdd, NotTested]
+        );
+        assert_eq!(
+            cells(Lang::Rmcp, 1),
+            [SdkDoes, SdkDoes, SdkDoes, YouAdd, YouAdd, NotTested]
+        );
+        assert_eq!(cells(Lang::Rmcp, 2), [SdkDoes; 6]);
+        let rmcp = table(Lang::Rmcp).unwrap();
+        let docs = |g: Guard| {
+            rmcp.iter().find(|e| e.guard == g).unwrap().verdicts[1]
+                .evidence
+                .clone()
+        };
+        assert!(docs(Guard::Check(Check::Request)).contains(&("other-tool", Some(Status::Pass))));
+        assert!(
+            docs(Guard::Check(Check::Request)).contains(&("other-arguments", Some(Status::Fail)))
+        );
+        assert!(docs(Guard::Check(Check::Expiry)).contains(&("expired", Some(Status::Pass))));
+        assert!(docs(Guard::Check(Check::Expiry)).contains(&("renewal", Some(Status::Fail))));
         assert!(table(Lang::Rust).is_none());
     }
 
     #[test]
     fn every_row_has_its_audit_evidence_and_every_gap_its_advice() {
-        for lang in [Lang::TypeScript, Lang::Python] {
+        for lang in [Lang::TypeScript, Lang::Python, Lang::Rmcp] {
             for e in table(lang).unwrap() {
                 assert_eq!(e.verdicts.len(), variants(lang).len());
                 for v in &e.verdicts {
