@@ -5,7 +5,7 @@ export PATH := $(CURDIR)/tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 PUBLIC_URL ?= ./
 
-.PHONY: setup serve dist lint test test-native test-wasm test-e2e test-cluster interop bench fuzz-smoke fuzz screenshots cluster cluster-stop clean
+.PHONY: setup serve dist scorm lint test test-native test-wasm test-e2e test-cluster interop bench fuzz-smoke fuzz screenshots cluster cluster-stop clean
 
 setup:
 	@scripts/setup.sh
@@ -18,6 +18,10 @@ serve: setup
 dist: setup
 	trunk build --release --public-url $(PUBLIC_URL)
 	@scripts/size.sh dist
+
+## The release site as a SCORM 1.2 package for course platforms: dist-scorm/mrtr-lab-scorm12.zip.
+scorm: setup
+	scripts/scorm.sh
 
 lint: setup
 	cargo fmt --all -- --check

@@ -10,6 +10,7 @@ use leptos_use::{use_intersection_observer_with_options, UseIntersectionObserver
 use reactive_stores::Store;
 use wasm_bindgen::JsCast;
 
+use crate::components::lms;
 use crate::components::page_link::{location_hash, location_search, page_link, scroll_to};
 use crate::components::theme::ThemeToggle;
 use crate::components::{
@@ -17,8 +18,9 @@ use crate::components::{
     RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
 };
 use crate::state::embed::{parse_query, Query};
-use crate::state::link::{Link, Widget};
+use crate::state::link::{Link, LinkStoreFields, Widget};
 use crate::state::mounts::{Slot, Slots};
+use crate::state::scorm;
 use crate::state::stage::trace_of;
 
 /// The attribute on `<html>` that says every widget is in its place: "ready".
@@ -87,6 +89,17 @@ fn App(query: Query) -> impl IntoView {
     });
 
     provide_context(link);
+    // A course platform, if the page runs inside one; and the widgets worked through, for a
+    // parent window that listens (each one the link has pointed at, told as the list grows).
+    crate::components::lms::connect();
+    let worked = StoredValue::new(Vec::<&'static str>::new());
+    Effect::new(move |_| {
+        let w = link.widget().get().id();
+        if !worked.with_value(|ws| ws.contains(&w)) {
+            worked.update_value(|ws| ws.push(w));
+            worked.with_value(|ws| lms::tell_parent(&scorm::progress_message(ws), false));
+        }
+    });
     let later = RwSignal::new(0u32);
     provide_context(LaterParts(later));
     let whole = match query.embed {
@@ -260,5 +273,7 @@ fn post_height(widget: Widget) {
         if let Ok(v) = js_sys::JSON::parse(&msg) {
             let _ = parent.post_message(&v, "*");
         }
+        // Canvas sizes a frame from its own message, sent as text.
+        lms::tell_parent(&scorm::canvas_resize(target.scroll_height()), true);
     });
 }

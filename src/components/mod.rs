@@ -6,24 +6,28 @@ pub mod audit;
 pub mod bench;
 mod check_list;
 pub mod clock;
+/// Read the code: the deploy handler in four implementations, in step with the round trip.
 pub mod code;
-/// Read the code: the deploy handler in three implementations, in step with the round trip.
+/// The embed docs: each widget's iframe snippet, with a live preview.
 pub mod embed_docs;
 mod gloss;
 /// The ticket inspector: the ticket taken apart and judged live.
 pub mod inspector;
 /// The "break it" knobs of the replicas, and the bench's.
 pub mod knobs;
+pub mod lms;
 /// The notes on what could not be used from the link or query.
 pub mod notes;
 pub mod page_link;
-/// Run it raw: the lab's raw transcripts of both eras, side by side.
+/// The quiz: one question at a time, progress kept in this browser (and sent to a course).
 pub mod quiz;
-/// The round trip: the diagram, its player controls and the transcript.
+/// Run it raw: the lab's raw transcripts of both eras, side by side.
 pub mod raw;
+/// The round trip: the diagram, its player controls and the transcript.
 pub mod roundtrip;
-/// The theme toggle (auto, light, dark) and the theme it remembers.
+/// The rules explorer: who may ask for what, answered by the lab's server.
 pub mod rules;
+/// The theme toggle (auto, light, dark) and the theme it remembers.
 pub mod theme;
 
 /// How many widget parts are still waiting for their task ([`from_next_task`]). The page

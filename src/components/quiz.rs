@@ -2,9 +2,11 @@ use leptos::prelude::*;
 use leptos_use::storage::use_local_storage;
 use mrtr_world::checks::glyph;
 
+use super::lms::{tell_parent, use_course};
 use crate::state::quiz::{
     feedback, shown_order, Draft, Progress, ProgressCodec, Question, QUESTIONS, STORAGE_KEY,
 };
+use crate::state::scorm;
 
 #[component]
 fn QuizQuestion(
@@ -84,6 +86,23 @@ pub fn Quiz() -> impl IntoView {
     // Kept in this browser (storage full or blocked: kept for this visit), and shared with
     // the quiz in another tab.
     let (progress, set_progress, _) = use_local_storage::<Progress, ProgressCodec>(STORAGE_KEY);
+    // In a course, the answers the course kept are where the learner left off; each answer
+    // goes to the course, and to a parent window that listens, with the score shown here.
+    let course = use_course();
+    if let Some(resumed) = course.and_then(|c| c.resumed.get_value()) {
+        set_progress.set(resumed);
+    }
+    Effect::watch(
+        move || progress.get(),
+        move |p, _, _| {
+            let mastery = course.map_or(scorm::MASTERY_PERCENT, |c| c.mastery);
+            tell_parent(&scorm::quiz_message(p, mastery), false);
+            if let Some(c) = course {
+                c.report(p);
+            }
+        },
+        false,
+    );
     let score = move || progress.with(Progress::score);
     let current = RwSignal::new(0usize);
     // A reset starts a new round: drafts ticked before it are not shown.
@@ -116,6 +135,7 @@ pub fn Quiz() -> impl IntoView {
                 " "
                 <button type="button" data-testid="quiz-reset" on:click=move |_| { set_progress.set(Progress::default()); round.update(|r| *r += 1); current.set(0); }>"Reset the quiz"</button>
             </p>
+            {course.map(|c| view! { <p class="course-note" data-testid="course-note" role="status">{move || c.reporting.get().line()}</p> })}
             <ol class="quiz-strip" aria-label="Questions">{strip}</ol>
             <ol class="questions">
                 {QUESTIONS.iter().enumerate().map(|(i, q)| view! { <QuizQuestion q=q n=i + 1 progress=progress set_progress=set_progress current=current round=round/> }).collect_view()}

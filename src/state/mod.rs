@@ -13,6 +13,7 @@ pub mod link;
 pub mod mounts;
 pub mod playback;
 pub mod quiz;
+pub mod scorm;
 pub mod sdk_table;
 pub mod spec_rules;
 pub mod stage;
