@@ -10,6 +10,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { serve, launch, open, DIST } from '../lib/harness.mjs';
+import { axeViolations } from '../lib/axe.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -48,8 +49,8 @@ test('the package: a SCORM 1.2 manifest that lists every file, launching index.h
 });
 
 /** The lab's page in the LMS's frame, its quiz on show. */
-async function lms(query = '') {
-  const opened = await open(browser, site, { path: `lms.html${query}` });
+async function lms(query = '', colorScheme = 'light') {
+  const opened = await open(browser, site, { path: `lms.html${query}`, colorScheme });
   const frame = opened.page.frameLocator('iframe');
   await frame.getByTestId('quiz-score').waitFor({ timeout: 20000 });
   return { ...opened, frame };
@@ -104,6 +105,8 @@ test('every answer right: the course records passed and 100, resumes from suspen
   const got = await cmi(page);
   assert.deepEqual([got.status, got.raw, got.max], ['passed', '100', '100']);
   assert.match(await frame.getByTestId('course-note').textContent(), /Sent to your course: score 100 of 100/);
+  const inner = page.frames().find((f) => f.url().includes('/pkg/index.html'));
+  assert.deepEqual(await axeViolations(inner, '#quiz'), [], 'the quiz with its course line passes axe');
   // A host that is not SCORM hears the same count, and which widgets were worked through.
   const messages = await page.evaluate(() => window.messages);
   const last = messages.filter((m) => m?.type === 'mrtr-lab:quiz').at(-1);
@@ -127,11 +130,13 @@ test('every answer right: the course records passed and 100, resumes from suspen
 });
 
 test('an LMS that refuses the answers leaves the page working, with the quiet line saying so', async () => {
-  const { page, context, problems, frame } = await lms('?fail=1');
+  const { page, context, problems, frame } = await lms('?fail=1', 'dark');
   const [first] = await questions(frame);
   await answer(frame, first, true);
   assert.match(await frame.getByTestId('course-note').textContent(), /did not take your answers \(LMSSetValue answered error \d+/);
   assert.match(await frame.getByTestId('quiz-score').textContent(), /^1 right of 1 answered/);
+  const inner = page.frames().find((f) => f.url().includes('/pkg/index.html'));
+  assert.deepEqual(await axeViolations(inner, '#quiz'), [], 'the quiz with its course line passes axe in dark');
   assert.deepEqual(problems, []);
   await context.close();
 });
