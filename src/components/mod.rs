@@ -14,6 +14,7 @@ mod gloss;
 pub mod inspector;
 /// The "break it" knobs of the replicas, and the bench's.
 pub mod knobs;
+pub mod live;
 /// The notes on what could not be used from the link or query.
 pub mod notes;
 pub mod page_link;
@@ -67,6 +68,7 @@ pub use code::ReadTheCode;
 pub use embed_docs::EmbedDocs;
 pub use gloss::{gloss_the_page, Gloss};
 pub use inspector::TicketInspector;
+pub use live::LiveServer;
 pub use notes::LinkNotes;
 pub use quiz::Quiz;
 pub use raw::RunItRaw;
