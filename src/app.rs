@@ -14,8 +14,8 @@ use crate::components::lms;
 use crate::components::page_link::{location_hash, location_search, page_link, scroll_to};
 use crate::components::theme::ThemeToggle;
 use crate::components::{
-    elements, AttackBench, AuditCard, EmbedDocs, LaterParts, LinkNotes, Quiz, ReadTheCode,
-    RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
+    elements, AttackBench, AuditCard, EmbedDocs, LaterParts, LinkNotes, LiveServer, Quiz,
+    ReadTheCode, RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
 };
 use crate::state::embed::{parse_query, Query};
 use crate::state::link::{Link, LinkStoreFields, Widget};
@@ -45,6 +45,7 @@ fn view_for(slot: Slot) -> AnyView {
         Slot::Widget(Widget::Rules) => view! { <RulesExplorer/> }.into_any(),
         Slot::Widget(Widget::Quiz) => view! { <Quiz/> }.into_any(),
         Slot::Widget(Widget::Audit) => view! { <AuditCard/> }.into_any(),
+        Slot::Widget(Widget::Live) => view! { <LiveServer/> }.into_any(),
         Slot::EmbedDocs => view! { <EmbedDocs/> }.into_any(),
     }
 }

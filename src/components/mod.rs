@@ -15,6 +15,7 @@ mod gloss;
 pub mod inspector;
 /// The "break it" knobs of the replicas, and the bench's.
 pub mod knobs;
+pub mod live;
 pub mod lms;
 /// The notes on what could not be used from the link or query.
 pub mod notes;
@@ -71,6 +72,7 @@ pub use code::ReadTheCode;
 pub use embed_docs::EmbedDocs;
 pub use gloss::{gloss_the_page, Gloss};
 pub use inspector::TicketInspector;
+pub use live::LiveServer;
 pub use notes::LinkNotes;
 pub use quiz::Quiz;
 pub use raw::RunItRaw;

@@ -109,6 +109,7 @@ pub fn widget_title(w: Widget) -> &'static str {
         Widget::Rules => "MRTR Lab: who may ask for what",
         Widget::Quiz => "MRTR Lab: check yourself",
         Widget::Audit => "MRTR Lab: audit your server",
+        Widget::Live => "MRTR Lab: try it on a real server",
     }
 }
 

@@ -70,6 +70,14 @@ pub fn terms(w: Widget) -> &'static [&'static str] {
         ],
         Widget::Quiz => &["Ticket", "Replica", "Principal", "Signature"],
         Widget::Audit => &["Server", "Tool", "Ticket", "Principal", "Error codes"],
+        Widget::Live => &[
+            "Client",
+            "Server",
+            "Tool",
+            "Ticket",
+            "Replica",
+            "Elicitation",
+        ],
     }
 }
 

@@ -43,11 +43,13 @@ pub enum Widget {
     Quiz,
     /// The audit card.
     Audit,
+    /// Try it on a real server: the lab's client against the reader's server.
+    Live,
 }
 
 impl Widget {
     /// Every widget, in the page's order.
-    pub const ALL: [Widget; 8] = [
+    pub const ALL: [Widget; 9] = [
         Widget::RoundTrip,
         Widget::Ticket,
         Widget::Bench,
@@ -56,6 +58,7 @@ impl Widget {
         Widget::Rules,
         Widget::Quiz,
         Widget::Audit,
+        Widget::Live,
     ];
 
     /// The widget's name in a link (`w=`).
@@ -69,6 +72,7 @@ impl Widget {
             Widget::Rules => "rules",
             Widget::Quiz => "quiz",
             Widget::Audit => "audit",
+            Widget::Live => "live",
         }
     }
 
@@ -437,6 +441,22 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// "Try it on a real server" keeps the server's URL and the token out of the link: the
+    /// link of that widget names the widget and nothing the reader typed there.
+    #[test]
+    fn the_live_widget_link_carries_no_url_and_no_token() {
+        let l = Link {
+            widget: Widget::Live,
+            ..Link::default()
+        };
+        let f = l.to_fragment();
+        assert!(f.contains("w=live"), "{f}");
+        for secret in ["token", "bearer", "url", "http", "127.0.0.1", "mcp"] {
+            assert!(!f.to_ascii_lowercase().contains(secret), "{f}");
+        }
+        assert_eq!(Link::parse(&f).0.widget, Widget::Live);
+    }
 
     #[test]
     fn default_round_trips() {

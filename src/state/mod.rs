@@ -10,6 +10,7 @@ pub mod glossary;
 pub mod highlight;
 pub mod json_view;
 pub mod link;
+pub mod live;
 pub mod mounts;
 pub mod playback;
 pub mod quiz;

@@ -15,7 +15,7 @@ pub enum Slot {
 
 impl Slot {
     /// Every slot that holds a widget or the embed docs, in page order.
-    pub const ALL: [Slot; 9] = [
+    pub const ALL: [Slot; 10] = [
         Slot::Widget(Widget::RoundTrip),
         Slot::Widget(Widget::Ticket),
         Slot::Widget(Widget::Bench),
@@ -24,6 +24,7 @@ impl Slot {
         Slot::Widget(Widget::Rules),
         Slot::Widget(Widget::Quiz),
         Slot::Widget(Widget::Audit),
+        Slot::Widget(Widget::Live),
         Slot::EmbedDocs,
     ];
 

@@ -133,6 +133,33 @@ fn readable(ticket: &str) -> Option<Readable<'_>> {
     })
 }
 
+/// A ticket's readable payload, as the auditor finds it (the same reader its edits use).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Payload {
+    /// Which dot-separated segment holds it (from 0).
+    pub segment: usize,
+    /// The binary bytes framing the JSON in that segment: before, after.
+    pub framing: (usize, usize),
+    /// The JSON object itself.
+    pub json: serde_json::Map<String, Value>,
+}
+
+/// The first segment of `ticket` that decodes to a JSON object (alone, or framed by binary
+/// bytes as rmcp's `rs1.` does): what a reader of the ticket could see. `None` when no
+/// segment does (a sealed or otherwise opaque ticket).
+pub fn payload(ticket: &str) -> Option<Payload> {
+    let r = readable(ticket)?;
+    let segment = segments(ticket)
+        .iter()
+        .position(|(start, _)| *start == r.start)
+        .unwrap_or(0);
+    Some(Payload {
+        segment,
+        framing: (r.before.len(), r.after.len()),
+        json: r.json,
+    })
+}
+
 /// The payload decoded, one field edited (the expiry pushed a day later, or else the first
 /// text changed), re-encoded inside the same frame, the rest of the ticket kept. `None` for
 /// a sealed ticket.
@@ -385,6 +412,19 @@ mod tests {
         let mut b = exp_ms.to_be_bytes().to_vec();
         b.extend_from_slice(json.as_bytes());
         URL_SAFE_NO_PAD.encode(b)
+    }
+
+    #[test]
+    fn a_readable_payload_is_found_alone_or_framed_and_a_sealed_one_is_not() {
+        let p = payload(T).unwrap();
+        assert_eq!((p.segment, p.framing), (1, (0, 0)));
+        assert_eq!(p.json["exp"], 100);
+        let t = format!("rs1.{}.sig", rmcp_body(7, r#"{"env":"staging"}"#));
+        let p = payload(&t).unwrap();
+        assert_eq!((p.segment, p.framing), (1, (8, 0)));
+        assert_eq!(p.json["env"], "staging");
+        assert_eq!(payload("v1e.q83vEjRWeJq8"), None);
+        assert_eq!(payload("opaque"), None);
     }
 
     #[test]

@@ -1,0 +1,423 @@
+//! "Try it on a real server": the view of [`crate::state::live`]. It does the `fetch`es and
+//! shows what the session decided; nothing here judges an answer.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use serde_json::{json, Value};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::state::live::{
+    headers, ticket_view, typed_value, Answers, Dir, Entry, FieldKind, Form, Phase, Question,
+    Reply, Session, TicketView, REPLICA_HEADER, TIMEOUT_MS,
+};
+
+/// The page's origin, as a server's `--cors-origin` must name it.
+fn page_origin() -> String {
+    window().location().origin().unwrap_or_default()
+}
+
+/// The form, the round trip drawn step by step, and the wire log.
+#[component]
+pub fn LiveServer() -> impl IntoView {
+    let form = RwSignal::new(Form::default());
+    let session = RwSignal::new(None::<Session>);
+    let form_error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let origin = page_origin();
+    let origin_for_view = origin.clone();
+
+    let drive = move |first: String| {
+        let token = form.with_untracked(|f| f.token.clone());
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let mut bytes = first;
+            while let Some(url) = session.with_untracked(|s| s.as_ref().map(|s| s.url.clone())) {
+                let msg: Value = serde_json::from_str(&bytes).unwrap_or_default();
+                let started = js_sys::Date::now();
+                let reply = post(&url, &bytes, headers(&msg, &token)).await;
+                let ms = (js_sys::Date::now() - started).max(0.0) as u32;
+                match session
+                    .try_update(|s| s.as_mut().and_then(|s| s.on_reply(reply, ms)))
+                    .flatten()
+                {
+                    Some(next) => bytes = next,
+                    None => break,
+                }
+            }
+            busy.set(false);
+        });
+    };
+
+    let connect = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if busy.get_untracked() {
+            return;
+        }
+        match Session::start(&form.get_untracked()) {
+            Ok((s, bytes)) => {
+                form_error.set(None);
+                session.set(Some(s));
+                drive(bytes);
+            }
+            Err(f) => {
+                let url = form.with_untracked(|f| f.url.clone());
+                form_error.set(Some(f.sentence(&page_origin(), &url)));
+            }
+        }
+    };
+
+    let answer = move |answers: Answers, decline: bool| {
+        if let Some(Some(bytes)) =
+            session.try_update(|s| s.as_mut().and_then(|s| s.answer(&answers, decline)))
+        {
+            drive(bytes);
+        }
+    };
+
+    let field = move |label: &'static str,
+                      testid: &'static str,
+                      kind: &'static str,
+                      get: fn(&Form) -> String,
+                      set: fn(&mut Form, String)| {
+        view! {
+            <label class="live-field">
+                <span>{label}</span>
+                <input type=kind data-testid=testid autocomplete="off" spellcheck="false"
+                    prop:value=move || form.with(get)
+                    on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, v)); }/>
+            </label>
+        }
+    };
+
+    view! {
+        <div class="live-body">
+            <p class="hint">"This page's origin: "<code data-testid="live-origin">{origin_for_view}</code>
+                ". A server must allow it (CORS) before the browser lets this page read its answers."</p>
+            <form class="live-form" on:submit=connect data-testid="live-form">
+                {field("Server URL", "live-url", "url", |f| f.url.clone(), |f, v| f.url = v)}
+                {field("Bearer token (optional)", "live-token", "password", |f| f.token.clone(), |f, v| f.token = v)}
+                {field("Tool", "live-tool", "text", |f| f.tool.clone(), |f, v| f.tool = v)}
+                {field("Arguments (JSON)", "live-args", "text", |f| f.args.clone(), |f, v| f.args = v)}
+                <p class="hint">"The token is kept out of this page's link and is sent only to the server above, in its Authorization header."</p>
+                <button type="submit" data-testid="live-connect" prop:disabled=move || busy.get()>"Connect and call"</button>
+            </form>
+            {move || form_error.get().map(|e| view! { <p class="feedback refused" role="alert" data-testid="live-error">{e}</p> })}
+            <div aria-live="polite" data-testid="live-status" class="live-status">
+                {move || session.with(|s| s.as_ref().map(|s| status_line(s, busy.get())))}
+            </div>
+            {move || session.with(|s| s.as_ref().map(rounds))}
+            {move || session.with(|s| s.as_ref().and_then(|s| match &s.phase {
+                Phase::Asking { questions, ticket } => Some(ask(questions.clone(), ticket.clone(), answer).into_any()),
+                Phase::Done { result, never_asked } => Some(done(result, *never_asked).into_any()),
+                Phase::Failed(f) => Some(view! {
+                    <p class="feedback refused" role="alert" data-testid="live-error">{f.sentence(&origin, &s.url)}</p>
+                }.into_any()),
+                Phase::Waiting => None,
+            }))}
+            {move || session.with(|s| s.as_ref().map(|s| wire_log(&s.log)))}
+        </div>
+    }
+}
+
+fn status_line(s: &Session, busy: bool) -> String {
+    match (&s.phase, busy) {
+        (Phase::Waiting, _) => format!(
+            "Round {}: waiting for {} (at most {} s)…",
+            s.round(),
+            s.url,
+            TIMEOUT_MS / 1000
+        ),
+        (Phase::Asking { .. }, _) => "The server asked for input: answer below.".into(),
+        (Phase::Done { .. }, _) => format!("Done in {} round(s).", s.round()),
+        (Phase::Failed(_), _) => "Stopped: see why below.".into(),
+    }
+}
+
+/// The round trip, one line per request: what went, who answered, what came back.
+fn rounds(s: &Session) -> impl IntoView {
+    let mut items = Vec::new();
+    let mut prev_replica: Option<String> = None;
+    for pair in s.log.chunks(2) {
+        let sent = &pair[0];
+        let got = pair.get(1);
+        let what = if sent.round == 1 {
+            "The call".to_owned()
+        } else {
+            format!("Retry {}", sent.round - 1)
+        };
+        let answer = got.map(|g| {
+            let kind = serde_json::from_str::<Value>(&g.bytes)
+                .ok()
+                .and_then(|v| {
+                    v.pointer("/result/resultType")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                        .or_else(|| v.get("error").map(|_| "an error".into()))
+                })
+                .unwrap_or_else(|| "an answer".into());
+            let replica = match (&g.replica, &prev_replica) {
+                (Some(r), Some(p)) if r != p => {
+                    format!(" from replica {r} (not {p}: another replica)")
+                }
+                (Some(r), _) => format!(" from replica {r}"),
+                (None, _) => String::new(),
+            };
+            prev_replica = g.replica.clone().or(prev_replica.clone());
+            format!(
+                " → HTTP {}{replica}, {kind}, in {} ms",
+                g.status.unwrap_or(0),
+                g.ms.unwrap_or(0)
+            )
+        });
+        let carries = serde_json::from_str::<Value>(&sent.bytes)
+            .ok()
+            .map(|v| {
+                let mut c = Vec::new();
+                if v.pointer("/params/inputResponses").is_some() {
+                    c.push("your answers");
+                }
+                if v.pointer("/params/requestState").is_some() {
+                    c.push("the ticket, byte for byte");
+                }
+                c
+            })
+            .unwrap_or_default();
+        let carries = if carries.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", carries.join(" and "))
+        };
+        items.push(view! {
+            <li data-testid="live-round">{format!("{what}{carries}{}", answer.unwrap_or_else(|| " …".into()))}</li>
+        });
+    }
+    view! { <ol class="live-rounds" data-testid="live-rounds">{items}</ol> }
+}
+
+/// The server's questions, as the host would put them to its user, and the ticket.
+fn ask(
+    questions: Vec<Question>,
+    ticket: Option<String>,
+    answer: impl Fn(Answers, bool) + Copy + 'static,
+) -> impl IntoView {
+    let mut start = Answers::new();
+    for q in &questions {
+        let mut content = serde_json::Map::new();
+        for f in &q.fields {
+            let v = match &f.kind {
+                FieldKind::Choice(o) => json!(o.first().cloned().unwrap_or_default()),
+                k => typed_value(k, "", false),
+            };
+            content.insert(f.name.clone(), v);
+        }
+        start.insert(q.key.clone(), Value::Object(content));
+    }
+    let answers = RwSignal::new(start);
+    let set = move |key: String, name: String, v: Value| {
+        answers.update(|a| {
+            if let Some(Value::Object(c)) = a.get_mut(&key) {
+                c.insert(name, v);
+            }
+        })
+    };
+    let qs = questions
+        .into_iter()
+        .map(|q| {
+            let key = q.key.clone();
+            let fields = q
+                .fields
+                .into_iter()
+                .map(|f| {
+                    let (k, n) = (key.clone(), f.name.clone());
+                    let testid = format!("live-q-{}-{}", key, f.name);
+                    match f.kind.clone() {
+                        FieldKind::Bool => view! {
+                            <label class="live-field check"><input type="checkbox" data-testid=testid
+                                on:change=move |ev| set(k.clone(), n.clone(), json!(event_target_checked(&ev)))/>
+                                <span>{f.label}</span></label>
+                        }.into_any(),
+                        FieldKind::Choice(options) => view! {
+                            <label class="live-field"><span>{f.label}</span>
+                                <select data-testid=testid on:change=move |ev| set(k.clone(), n.clone(), json!(event_target_value(&ev)))>
+                                    {options.into_iter().map(|o| view! { <option value=o.clone()>{o.clone()}</option> }).collect_view()}
+                                </select></label>
+                        }.into_any(),
+                        kind => view! {
+                            <label class="live-field"><span>{f.label}</span>
+                                <input type=if kind == FieldKind::Number { "number" } else { "text" } data-testid=testid
+                                    on:input=move |ev| set(k.clone(), n.clone(), typed_value(&kind, &event_target_value(&ev), false))/></label>
+                        }.into_any(),
+                    }
+                })
+                .collect_view();
+            view! {
+                <fieldset class="live-question" data-testid="live-question">
+                    <legend>{format!("The server asks ({}): {}", q.key, q.message)}</legend>
+                    {fields}
+                </fieldset>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="live-ask">
+            {ticket.map(ticket_panel)}
+            <form on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); answer(answers.get_untracked(), false); }>
+                <p class="hint">"You are the host's user now: what you answer goes back in the retry, with the ticket."</p>
+                {qs}
+                <div class="live-buttons">
+                    <button type="submit" data-testid="live-answer">"Answer and retry"</button>
+                    <button type="button" data-testid="live-decline" on:click=move |_| answer(answers.get_untracked(), true)>"Decline"</button>
+                </div>
+            </form>
+        </div>
+    }
+}
+
+/// The ticket as the inspector shows one: its payload when anyone can read it, or opaque.
+fn ticket_panel(ticket: String) -> impl IntoView {
+    let len = ticket.len();
+    let view = match ticket_view(&ticket) {
+        TicketView::Readable { format, json, place } => view! {
+            <p>{format!("The ticket is {len} bytes in {format}, and readable: {place}. A real client must not read it (it only hands it back); the lab reads it here to teach.")}</p>
+            <pre class="json small" tabindex="0" data-testid="live-ticket-payload">{json}</pre>
+        }.into_any(),
+        TicketView::Opaque { format } => view! {
+            <p data-testid="live-ticket-opaque">{format!("The ticket is {len} bytes in {format}, and opaque: nothing in it reads as JSON, which is how a client should treat every ticket anyway.")}</p>
+        }.into_any(),
+    };
+    view! {
+        <div class="live-ticket" data-testid="live-ticket">
+            <h3>"The ticket"</h3>
+            {view}
+            <details><summary>"The ticket as sent"</summary><pre class="json small wrap" tabindex="0">{ticket}</pre></details>
+        </div>
+    }
+}
+
+fn done(result: &Value, never_asked: bool) -> impl IntoView {
+    let text = result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let line = match (never_asked, error) {
+        (true, _) => format!("The server answered at once, without asking for input: this tool never sends input_required, so there is no round trip to show (try one that asks, like mrtr-server's deploy). It said: {text}"),
+        (false, true) => format!("The call completed, with the tool reporting an error: {text}"),
+        (false, false) => format!("The call completed: {text}"),
+    };
+    view! { <p class=if error { "verdict refused" } else { "verdict ok" } role="status" data-testid="live-result">{line}</p> }
+}
+
+fn wire_log(log: &[Entry]) -> impl IntoView {
+    let lines = log
+        .iter()
+        .map(|e| {
+            let head = match e.dir {
+                Dir::Sent => format!("--> round {}", e.round),
+                Dir::Received => format!(
+                    "<-- HTTP {}{}",
+                    e.status.unwrap_or(0),
+                    e.replica
+                        .as_ref()
+                        .map(|r| format!(", {REPLICA_HEADER}: {r}"))
+                        .unwrap_or_default()
+                ),
+            };
+            view! { <li><span class="comment">{head}</span><pre class="json small wrap" tabindex="0">{e.bytes.clone()}</pre></li> }
+        })
+        .collect_view();
+    view! {
+        <details class="live-wire" data-testid="live-wire">
+            <summary>{format!("The wire log: {} messages, every byte", log.len())}</summary>
+            <ol>{lines}</ol>
+        </details>
+    }
+}
+
+/// One POST, bounded by [`TIMEOUT_MS`]. A refused read is told apart from no server at all
+/// by a second request the page may not read (`no-cors`, no token, no body).
+async fn post(url: &str, body: &str, hs: Vec<(&'static str, String)>) -> Reply {
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_mode(web_sys::RequestMode::Cors);
+    init.set_body(&JsValue::from_str(body));
+    if let Ok(h) = web_sys::Headers::new() {
+        for (k, v) in &hs {
+            let _ = h.set(k, v);
+        }
+        init.set_headers(&h);
+    }
+    let (res, timed_out) = bounded(url, &init, TIMEOUT_MS).await;
+    match res {
+        Some(resp) => {
+            let status = resp.status();
+            let head = |n: &str| resp.headers().get(n).ok().flatten();
+            let content_type = head("content-type").unwrap_or_default();
+            let replica = head(REPLICA_HEADER);
+            let body = match resp.text() {
+                Ok(p) => JsFuture::from(p).await.ok().and_then(|v| v.as_string()),
+                Err(_) => None,
+            };
+            match body {
+                Some(body) => Reply::Answer {
+                    status,
+                    content_type,
+                    replica,
+                    body,
+                },
+                None => Reply::TimedOut,
+            }
+        }
+        None if timed_out => Reply::TimedOut,
+        None => {
+            let probe = web_sys::RequestInit::new();
+            probe.set_method("GET");
+            probe.set_mode(web_sys::RequestMode::NoCors);
+            match bounded(url, &probe, 3000).await {
+                (Some(_), _) => Reply::Blocked,
+                _ => Reply::Unreachable,
+            }
+        }
+    }
+}
+
+/// A fetch abandoned after `ms`: the response, and whether it was the clock that stopped it.
+async fn bounded(
+    url: &str,
+    init: &web_sys::RequestInit,
+    ms: u32,
+) -> (Option<web_sys::Response>, bool) {
+    let ctrl = web_sys::AbortController::new().ok();
+    if let Some(c) = &ctrl {
+        init.set_signal(Some(&c.signal()));
+    }
+    let fired = Rc::new(Cell::new(false));
+    let timer = {
+        let (fired, ctrl) = (fired.clone(), ctrl.clone());
+        set_timeout_with_handle(
+            move || {
+                fired.set(true);
+                if let Some(c) = ctrl {
+                    c.abort();
+                }
+            },
+            std::time::Duration::from_millis(ms.into()),
+        )
+        .ok()
+    };
+    let res = JsFuture::from(window().fetch_with_str_and_init(url, init))
+        .await
+        .ok()
+        .and_then(|r| r.dyn_into::<web_sys::Response>().ok());
+    if let Some(t) = timer {
+        t.clear();
+    }
+    (res, fired.get())
+}
