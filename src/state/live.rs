@@ -528,7 +528,7 @@ pub fn typed_value(kind: &FieldKind, text: &str, checked: bool) -> Value {
     match kind {
         FieldKind::Bool => json!(checked),
         // Read as a JSON number (serde_json's own reader: `12`, `-3`, `2.5`, `1e3`), not with
-        // `str::parse::<f64>`, whose float reader costs the page's module kilobytes.
+        // `str::parse` into a float, whose float reader costs the page's module kilobytes.
         FieldKind::Number => serde_json::from_str::<serde_json::Number>(text.trim())
             .map(Value::Number)
             .unwrap_or(Value::Null),
