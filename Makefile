@@ -44,7 +44,7 @@ test-cluster: setup
 ## Starts Redis, two replicas and nginx on loopback (http://127.0.0.1:8380/mcp); stop with `make cluster-stop`.
 ## CORS_ORIGIN="ORIGIN …": web pages that may call it (each replica's --cors-origin).
 cluster: setup
-	cargo build -q --release -p mrtr-native --bin mrtr-server --bin mrtr-client
+	cargo build -q --profile speed -p mrtr-native --bin mrtr-server --bin mrtr-client
 	MRTR_CLUSTER_CORS_ORIGIN="$(CORS_ORIGIN)" scripts/cluster.sh start
 
 cluster-stop:

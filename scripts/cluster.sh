@@ -11,7 +11,7 @@
 #   scripts/cluster.sh stop-one NAME
 #
 # Settings (environment): MRTR_CLUSTER_DIR (target/cluster), MRTR_CLUSTER_PORT (8380: nginx;
-# the replicas take +1 and +2, Redis +3), MRTR_CLUSTER_BIN (target/release),
+# the replicas take +1 and +2, Redis +3), MRTR_CLUSTER_BIN (target/speed: the native speed profile),
 # MRTR_CLUSTER_QUIET=1 (no per-request log lines, for make bench), MRTR_CLUSTER_CORS_ORIGIN
 # (origins a web page may call the cluster from, separated by spaces: each replica gets
 # --cors-origin for each; make cluster CORS_ORIGIN=... sets it). Each replica's
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 DIR=${MRTR_CLUSTER_DIR:-$ROOT/target/cluster}
 PORT=${MRTR_CLUSTER_PORT:-8380}
-BIN=${MRTR_CLUSTER_BIN:-$ROOT/target/release}
+BIN=${MRTR_CLUSTER_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/speed}
 A_PORT=$((PORT + 1)); B_PORT=$((PORT + 2)); REDIS_PORT=$((PORT + 3))
 say() { printf '[cluster] %s\n' "$*"; }
 
@@ -157,7 +157,7 @@ stop_one() {
 case ${1:-} in
   start)
     install_missing
-    [ -x "$BIN/mrtr-server" ] || cargo build -q --release -p mrtr-native --bin mrtr-server
+    [ -x "$BIN/mrtr-server" ] || cargo build -q --profile speed -p mrtr-native --bin mrtr-server
     for part in redis replica-a replica-b nginx; do start_one "$part"; done
     cat <<EOF
 [cluster] running, on loopback only:
