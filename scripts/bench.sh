@@ -74,7 +74,10 @@ KEY=$(printf '6d72'; printf '%.0s42' $(seq 31))
 # other load falls on each alike.
 for _ in $(seq "${BENCH_ROUNDS:-3}"); do
   PORT=$(free_port); run_one mrtr-server "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY"
-  PORT=$(free_port); run_one "ours, single use" "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY" --single-use
+  # Single use remembers each redeemed ticket until it expires, in a store of at most 100 000:
+  # at this rate a 120 s lifetime fills it within the run (and then it refuses, fail closed),
+  # so this row's tickets live 3 s.
+  PORT=$(free_port); run_one "ours, single use" "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY" --single-use --ttl 3
   PORT=$(free_port); run_one "rmcp --bind full" "$RMCP/rmcp-deploy-server" --http "127.0.0.1:$PORT" --bind full --ttl 120 --key-hex "$KEY"
   PORT=$(free_port); run_one "rmcp --bind none" "$RMCP/rmcp-deploy-server" --http "127.0.0.1:$PORT" --bind none --key-hex "$KEY"
 done

@@ -9,51 +9,57 @@ use sha2::{Digest, Sha256};
 /// Writes `v` with object keys sorted (by UTF-16-agnostic byte order) and no white space.
 /// Sorting is explicit so the result does not depend on serde_json's map feature.
 pub fn canonical_json(v: &Value) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
     write(v, &mut out);
-    out
+    // serde_json writes UTF-8, and so does everything else here.
+    String::from_utf8(out).unwrap_or_default()
 }
 
-fn write(v: &Value, out: &mut String) {
+/// Into bytes, with serde_json's own writer for keys and scalars (its compact form: the same
+/// bytes its `to_string` gives).
+fn write(v: &Value, out: &mut Vec<u8>) {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
             keys.sort();
-            out.push('{');
+            out.push(b'{');
             for (i, k) in keys.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                // Serialising a string cannot fail.
-                out.push_str(&serde_json::to_string(k).unwrap_or_default());
-                out.push(':');
+                // Writing a string into a Vec cannot fail.
+                let _ = serde_json::to_writer(&mut *out, k);
+                out.push(b':');
                 write(&m[*k], out);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(a) => {
-            out.push('[');
+            out.push(b'[');
             for (i, x) in a.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write(x, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        other => out.push_str(&other.to_string()),
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
     }
 }
 
 /// A short fingerprint of a request's arguments: base64url of the first 16 bytes of the
 /// SHA-256 of their canonical JSON (absent arguments count as `{}`).
 pub fn arguments_digest(arguments: &Value) -> String {
-    let canon = if arguments.is_null() {
-        "{}".to_owned()
+    let mut canon = Vec::new();
+    if arguments.is_null() {
+        canon.extend_from_slice(b"{}");
     } else {
-        canonical_json(arguments)
-    };
-    let hash = Sha256::digest(canon.as_bytes());
+        write(arguments, &mut canon);
+    }
+    let hash = Sha256::digest(&canon);
     URL_SAFE_NO_PAD.encode(&hash[..16])
 }
 

@@ -15,7 +15,7 @@ use crate::redemption::{Lookup, MemoryStore, Redemption, RedemptionStore};
 use crate::ticket::{Claims, Codec, MintError, Principal};
 use crate::wire::{
     input_required_result, may_require_input, ClientCapabilities, Envelope, InputRequest,
-    InputResponses, Message, RequestId, META_SERVER_INFO, MODERN_VERSION,
+    InputResponses, MessageRef, RequestId, META_SERVER_INFO, MODERN_VERSION,
 };
 
 /// Knobs of one server (one replica).
@@ -213,8 +213,9 @@ impl Server {
 
     /// Handles one 2026-07-28 message.
     pub fn handle(&self, message: &Value, ctx: &mut CallContext<'_>) -> Reply {
-        let (id, method, params) = match Message::from_value(message) {
-            Ok(Message::Request { id, method, params }) => (id, method, params),
+        // Read in place: the params are never copied.
+        let (id, method, params) = match MessageRef::from_value(message) {
+            Ok(MessageRef::Request { id, method, params }) => (id, method, params),
             Ok(_) => {
                 return Reply {
                     response: None,
@@ -228,25 +229,26 @@ impl Server {
             }
         };
         let mut trace = Vec::new();
-        if matches!(method.as_str(), "initialize" | "ping") {
-            let e = RpcError::method_not_found(&method).with_data(json!({
+        if matches!(method, "initialize" | "ping") {
+            let e = RpcError::method_not_found(method).with_data(json!({
                 "supported": [MODERN_VERSION],
                 "hint": "2026-07-28 has no initialize or ping: send server/discover or the request itself, with params._meta",
             }));
             return refuse(Some(&id), e, 404, trace);
         }
-        let envelope = match Envelope::from_params(params.as_ref()) {
-            Ok(e) => e,
+        let (version, caps) = match Envelope::read(params) {
+            Ok((version, caps, _)) => (version, ClientCapabilities::from_value(caps)),
             Err(e) => return refuse(Some(&id), e, 400, trace),
         };
-        if envelope.protocol_version != MODERN_VERSION {
+        if version != MODERN_VERSION {
             // Only the versions served here without a handshake (as server/discover says);
             // 2025-11-25 is opened with initialize on stdio, never named in _meta.
-            let e = RpcError::unsupported_version(&envelope.protocol_version, &[MODERN_VERSION]);
+            let e = RpcError::unsupported_version(version, &[MODERN_VERSION]);
             return refuse(Some(&id), e, 400, trace);
         }
-        let params = params.unwrap_or_else(|| json!({}));
-        let result = match method.as_str() {
+        let no_params = Value::Object(Map::new());
+        let params = params.unwrap_or(&no_params);
+        let result = match method {
             "server/discover" => Ok(self.discover()),
             "tools/list" => Ok(listing("tools", self.catalog.tools_json())),
             "prompts/list" => Ok(listing("prompts", self.catalog.prompts_json())),
@@ -254,10 +256,8 @@ impl Server {
             "resources/templates/list" => {
                 Ok(listing("resourceTemplates", self.catalog.templates_json()))
             }
-            "completion/complete" => self.complete(&params),
-            m if may_require_input(m) => {
-                self.call(m, &params, &envelope.capabilities, ctx, &mut trace)
-            }
+            "completion/complete" => self.complete(params),
+            m if may_require_input(m) => self.call(m, params, &caps, ctx, &mut trace),
             other => return refuse(Some(&id), RpcError::method_not_found(other), 404, trace),
         };
         match result {

@@ -112,55 +112,7 @@ impl Message {
 
     /// Classifies a parsed JSON value.
     pub fn from_value(value: &Value) -> Result<Message, RpcError> {
-        let obj = value
-            .as_object()
-            .ok_or_else(|| RpcError::invalid_request("a JSON-RPC message must be an object"))?;
-        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(RpcError::invalid_request("\"jsonrpc\" must be \"2.0\""));
-        }
-        let id = match obj.get("id") {
-            None => None,
-            Some(Value::Null) => None,
-            Some(v) => Some(RequestId::from_value(v).ok_or_else(|| {
-                RpcError::invalid_request("\"id\" must be a string or an integer")
-            })?),
-        };
-        let params = obj.get("params").cloned();
-        if let Some(p) = &params {
-            if !p.is_object() && !p.is_array() {
-                return Err(RpcError::invalid_request("\"params\" must be an object"));
-            }
-        }
-        if let Some(method) = obj.get("method") {
-            let method = method
-                .as_str()
-                .ok_or_else(|| RpcError::invalid_request("\"method\" must be a string"))?
-                .to_owned();
-            if obj.get("id").is_some_and(Value::is_null) {
-                return Err(RpcError::invalid_request(
-                    "a request's \"id\" must be a string or an integer, not null (a notification has no \"id\")",
-                ));
-            }
-            return Ok(match id {
-                Some(id) => Message::Request { id, method, params },
-                None => Message::Notification { method, params },
-            });
-        }
-        if let Some(result) = obj.get("result") {
-            let id = id.ok_or_else(|| RpcError::invalid_request("a response needs an \"id\""))?;
-            return Ok(Message::Response {
-                id,
-                result: result.clone(),
-            });
-        }
-        if let Some(error) = obj.get("error") {
-            let error = RpcError::from_value(error)
-                .ok_or_else(|| RpcError::invalid_request("malformed \"error\" object"))?;
-            return Ok(Message::Error { id, error });
-        }
-        Err(RpcError::invalid_request(
-            "not a request, notification or response",
-        ))
+        MessageRef::from_value(value).map(MessageRef::into_owned)
     }
 
     /// The message as a JSON-RPC 2.0 object.
@@ -182,6 +134,113 @@ impl Message {
     }
 }
 
+/// A [`Message`] read without copying its params or result: what a server reads each
+/// request through (a copy of the params would be thrown away once answered).
+#[derive(Debug)]
+pub enum MessageRef<'a> {
+    /// A request.
+    Request {
+        /// Its id.
+        id: RequestId,
+        /// Its method.
+        method: &'a str,
+        /// Its params, if any (an object or an array).
+        params: Option<&'a Value>,
+    },
+    /// A notification.
+    Notification {
+        /// Its method.
+        method: &'a str,
+        /// Its params, if any.
+        params: Option<&'a Value>,
+    },
+    /// A success response.
+    Response {
+        /// The id of the request it answers.
+        id: RequestId,
+        /// Its result.
+        result: &'a Value,
+    },
+    /// An error response.
+    Error {
+        /// The id of the request it answers, if it could be read.
+        id: Option<RequestId>,
+        /// The error.
+        error: RpcError,
+    },
+}
+
+impl<'a> MessageRef<'a> {
+    /// Classifies a parsed JSON value, as [`Message::from_value`] does.
+    pub fn from_value(value: &'a Value) -> Result<MessageRef<'a>, RpcError> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| RpcError::invalid_request("a JSON-RPC message must be an object"))?;
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Err(RpcError::invalid_request("\"jsonrpc\" must be \"2.0\""));
+        }
+        let id = match obj.get("id") {
+            None => None,
+            Some(Value::Null) => None,
+            Some(v) => Some(RequestId::from_value(v).ok_or_else(|| {
+                RpcError::invalid_request("\"id\" must be a string or an integer")
+            })?),
+        };
+        let params = obj.get("params");
+        if let Some(p) = &params {
+            if !p.is_object() && !p.is_array() {
+                return Err(RpcError::invalid_request("\"params\" must be an object"));
+            }
+        }
+        if let Some(method) = obj.get("method") {
+            let method = method
+                .as_str()
+                .ok_or_else(|| RpcError::invalid_request("\"method\" must be a string"))?;
+            if obj.get("id").is_some_and(Value::is_null) {
+                return Err(RpcError::invalid_request(
+                    "a request's \"id\" must be a string or an integer, not null (a notification has no \"id\")",
+                ));
+            }
+            return Ok(match id {
+                Some(id) => MessageRef::Request { id, method, params },
+                None => MessageRef::Notification { method, params },
+            });
+        }
+        if let Some(result) = obj.get("result") {
+            let id = id.ok_or_else(|| RpcError::invalid_request("a response needs an \"id\""))?;
+            return Ok(MessageRef::Response { id, result });
+        }
+        if let Some(error) = obj.get("error") {
+            let error = RpcError::from_value(error)
+                .ok_or_else(|| RpcError::invalid_request("malformed \"error\" object"))?;
+            return Ok(MessageRef::Error { id, error });
+        }
+        Err(RpcError::invalid_request(
+            "not a request, notification or response",
+        ))
+    }
+
+    /// The owned [`Message`].
+    pub fn into_owned(self) -> Message {
+        match self {
+            MessageRef::Request { id, method, params } => Message::Request {
+                id,
+                method: method.to_owned(),
+                params: params.cloned(),
+            },
+            MessageRef::Notification { method, params } => Message::Notification {
+                method: method.to_owned(),
+                params: params.cloned(),
+            },
+            MessageRef::Response { id, result } => Message::Response {
+                id,
+                result: result.clone(),
+            },
+            MessageRef::Error { id, error } => Message::Error { id, error },
+        }
+    }
+}
+
 /// Builds a request object with fields in the customary order.
 pub fn request(id: &RequestId, method: &str, params: Option<Value>) -> Value {
     let mut m = Map::new();
@@ -196,7 +255,12 @@ pub fn request(id: &RequestId, method: &str, params: Option<Value>) -> Value {
 
 /// A success response to the request `id`.
 pub fn response(id: &RequestId, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
+    // Built by hand: `json!` would copy `result` through a serialiser (same fields, same order).
+    let mut m = Map::new();
+    m.insert("jsonrpc".into(), Value::from("2.0"));
+    m.insert("id".into(), id.to_value());
+    m.insert("result".into(), result);
+    Value::Object(m)
 }
 
 /// An error response to the request `id` (`"id": null` when it is unknown).
@@ -330,6 +394,18 @@ impl Envelope {
 
     /// Reads the envelope from a request's params. A missing required key is -32602.
     pub fn from_params(params: Option<&Value>) -> Result<Envelope, RpcError> {
+        let (version, caps, meta) = Envelope::read(params)?;
+        Ok(Envelope {
+            protocol_version: version.to_owned(),
+            capabilities: ClientCapabilities::from_value(caps),
+            raw_capabilities: caps.clone(),
+            client_info: meta.get(META_CLIENT_INFO).cloned(),
+        })
+    }
+
+    /// What [`Envelope::from_params`] checks, copying nothing: the protocol version, the
+    /// declared capabilities as sent, and the whole `_meta`.
+    pub fn read(params: Option<&Value>) -> Result<(&str, &Value, &Map<String, Value>), RpcError> {
         let meta = params
             .and_then(|p| p.get("_meta"))
             .and_then(Value::as_object)
@@ -352,12 +428,7 @@ impl Envelope {
                     "Missing or non-object _meta[\"{META_CLIENT_CAPABILITIES}\"]"
                 ))
             })?;
-        Ok(Envelope {
-            protocol_version: version.to_owned(),
-            capabilities: ClientCapabilities::from_value(caps),
-            raw_capabilities: caps.clone(),
-            client_info: meta.get(META_CLIENT_INFO).cloned(),
-        })
+        Ok((version, caps, meta))
     }
 
     /// The envelope as a `_meta` object: version, client info if any, capabilities as sent.
@@ -509,7 +580,11 @@ impl InputRequest {
     pub fn params(&self) -> Value {
         match self {
             InputRequest::ElicitForm { message, schema } => {
-                json!({"mode": "form", "message": message, "requestedSchema": schema})
+                let mut m = Map::new();
+                m.insert("mode".into(), Value::from("form"));
+                m.insert("message".into(), Value::from(message.as_str()));
+                m.insert("requestedSchema".into(), schema.clone());
+                Value::Object(m)
             }
             InputRequest::ElicitUrl { message, url } => {
                 json!({"mode": "url", "message": message, "url": url})
@@ -521,7 +596,10 @@ impl InputRequest {
 
     /// The embedded request as sent in `inputRequests`: `{method, params}`.
     pub fn to_value(&self) -> Value {
-        json!({"method": self.method(), "params": self.params()})
+        let mut m = Map::new();
+        m.insert("method".into(), Value::from(self.method()));
+        m.insert("params".into(), self.params());
+        Value::Object(m)
     }
 
     /// Reads an embedded request (the client side). Unknown methods are an error.
@@ -772,14 +850,17 @@ pub fn input_required_result(requests: &[(String, InputRequest)], state: Option<
         m.insert("inputRequests".into(), Value::Object(reqs));
     }
     if let Some(s) = state {
-        m.insert("requestState".into(), json!(s));
+        m.insert("requestState".into(), Value::from(s));
     }
     Value::Object(m)
 }
 
 /// A text content block.
 pub fn text_content(text: impl Into<String>) -> Value {
-    json!({"type": "text", "text": text.into()})
+    let mut m = Map::new();
+    m.insert("type".into(), Value::from("text"));
+    m.insert("text".into(), Value::String(text.into()));
+    Value::Object(m)
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use axum::Router;
 use serde_json::Value;
 
 use mrtr_core::error::RpcError;
-use mrtr_core::wire::{error_response, Envelope, RequestId, META_PROTOCOL_VERSION};
+use mrtr_core::wire::{error_response, Envelope, RequestId};
 use mrtr_core::{CallContext, Clock, Entropy, Principal, Reply, Server};
 
 use crate::headers::{decode_sentinel, ParamHeader};
@@ -211,7 +211,10 @@ impl HttpFront {
         // A store across the network blocks while it answers (only a request carrying a
         // ticket reaches it): tell the runtime, so other requests keep going on its other
         // threads.
-        let reaches_store = value.pointer("/params/requestState").is_some();
+        let reaches_store = value
+            .get("params")
+            .and_then(|p| p.get("requestState"))
+            .is_some();
         let reply = if self.opts.blocking_store && reaches_store {
             offload(&mut handle)
         } else {
@@ -285,7 +288,8 @@ fn json_response(status: u16, body: &Value) -> HttpReply {
     HttpReply {
         status: status.as_u16(),
         headers: vec![("content-type", "application/json")],
-        body: body.to_string(),
+        // serde_json's writer, not `Display` (which goes through a formatter, byte by byte).
+        body: serde_json::to_string(body).unwrap_or_default(),
         log: Vec::new(),
     }
 }
@@ -299,7 +303,7 @@ fn sse_response(notifications: &[&Value], response: &Value) -> HttpReply {
         .chain(std::iter::once(response))
     {
         body.push_str("event: message\ndata: ");
-        body.push_str(&m.to_string());
+        body.push_str(&serde_json::to_string(m).unwrap_or_default());
         body.push_str("\n\n");
     }
     HttpReply {
@@ -472,15 +476,11 @@ pub fn check_headers(
     ) else {
         return Ok(()); // Notifications and non-requests: no header rules in this revision.
     };
-    if matches!(method, "initialize" | "ping") || Envelope::from_params(body.get("params")).is_err()
-    {
-        return Ok(());
-    }
-    let version = body
-        .pointer("/params/_meta")
-        .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let params_in_body = body.get("params");
+    let version = match Envelope::read(params_in_body) {
+        Ok((version, _, _)) if !matches!(method, "initialize" | "ping") => version,
+        _ => return Ok(()),
+    };
     let h = header_value(headers, "mcp-protocol-version")?;
     compare("MCP-Protocol-Version", h.as_deref(), version)?;
     let h = header_value(headers, "mcp-method")?;
@@ -490,8 +490,8 @@ pub fn check_headers(
         "resources/read" => "uri",
         _ => return Ok(()),
     };
-    let Some(name) = body
-        .pointer(&format!("/params/{key}"))
+    let Some(name) = params_in_body
+        .and_then(|p| p.get(key))
         .and_then(Value::as_str)
     else {
         return Ok(()); // The engine says what is wrong with the params.
@@ -538,7 +538,8 @@ fn compare(name: &str, header: Option<&str>, body: &str) -> Result<(), RpcError>
 }
 
 fn check_param(headers: &HeaderMap, body: &Value, p: &ParamHeader) -> Result<(), RpcError> {
-    let Some(expected) = p.value_in(body.pointer("/params/arguments")) else {
+    let arguments = body.get("params").and_then(|p| p.get("arguments"));
+    let Some(expected) = p.value_in(arguments) else {
         return Ok(()); // Absent, null or not a primitive: no header expected.
     };
     let name = p.name();
@@ -554,6 +555,7 @@ mod tests {
     use axum::http::HeaderValue;
     use base64::engine::general_purpose::STANDARD;
     use base64::Engine;
+    use mrtr_core::wire::META_PROTOCOL_VERSION;
     use serde_json::json;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
