@@ -51,8 +51,34 @@ pub trait RedemptionStore {
 /// expired ticket is refused by the expiry check anyway).
 #[derive(Debug)]
 pub struct MemoryStore {
-    redeemed: Mutex<BTreeMap<String, u64>>,
+    redeemed: Mutex<BTreeMap<Tid, u64>>,
     capacity: usize,
+}
+
+/// A ticket id as the store keeps it: inline when it is short (the server's are 16
+/// characters), so a full store of 100 000 costs a few megabytes, not one allocation each.
+/// A given id is always kept the same way (by its length), so equality is the id's.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Tid {
+    Short { len: u8, bytes: [u8; Tid::INLINE] },
+    Long(Box<str>),
+}
+
+impl Tid {
+    const INLINE: usize = 22;
+
+    fn of(id: &str) -> Tid {
+        if id.len() <= Tid::INLINE {
+            let mut bytes = [0u8; Tid::INLINE];
+            bytes[..id.len()].copy_from_slice(id.as_bytes());
+            Tid::Short {
+                len: id.len() as u8,
+                bytes,
+            }
+        } else {
+            Tid::Long(id.into())
+        }
+    }
 }
 
 impl MemoryStore {
@@ -82,7 +108,8 @@ impl RedemptionStore for MemoryStore {
         let Ok(mut redeemed) = self.redeemed.lock() else {
             return Redemption::Unavailable;
         };
-        if redeemed.contains_key(ticket_id) {
+        let tid = Tid::of(ticket_id);
+        if redeemed.contains_key(&tid) {
             return Redemption::Repeat;
         }
         if redeemed.len() >= self.capacity {
@@ -91,13 +118,13 @@ impl RedemptionStore for MemoryStore {
                 return Redemption::Full;
             }
         }
-        redeemed.insert(ticket_id.to_owned(), expires_s);
+        redeemed.insert(tid, expires_s);
         Redemption::First
     }
 
     fn lookup(&self, ticket_id: &str, _now_s: u64) -> Lookup {
         match self.redeemed.lock() {
-            Ok(r) if r.contains_key(ticket_id) => Lookup::Redeemed,
+            Ok(r) if r.contains_key(&Tid::of(ticket_id)) => Lookup::Redeemed,
             Ok(_) => Lookup::NotRedeemed,
             Err(_) => Lookup::Unavailable,
         }
@@ -139,6 +166,26 @@ mod tests {
         assert_eq!(s.lookup("a", 12), Lookup::Redeemed);
         assert_eq!(s.lookup("c", 12), Lookup::NotRedeemed);
         assert_eq!(s.len(), 2, "a lookup records nothing");
+    }
+
+    #[test]
+    fn short_and_long_ids_are_told_apart() {
+        let s = MemoryStore::default();
+        let long = "x".repeat(23);
+        let short = "x".repeat(22);
+        assert_eq!(s.redeem(&long, 120, 0), Redemption::First);
+        assert_eq!(s.lookup(&short, 0), Lookup::NotRedeemed);
+        assert_eq!(s.redeem(&short, 120, 0), Redemption::First);
+        assert_eq!(s.redeem(&long, 120, 1), Redemption::Repeat);
+        assert_eq!(s.redeem(&short, 120, 1), Redemption::Repeat);
+        assert_eq!(s.lookup("", 1), Lookup::NotRedeemed);
+        assert_eq!(s.redeem("", 120, 1), Redemption::First);
+        assert_eq!(
+            s.lookup("\0", 1),
+            Lookup::NotRedeemed,
+            "the padding is not part of an id"
+        );
+        assert_eq!(s.len(), 3);
     }
 
     #[test]
