@@ -575,7 +575,7 @@ impl Server {
             .collect();
         let claims = Claims {
             v: 1,
-            kid: String::new(),
+            kid: self.codec.keyring.signing_key().id().to_owned(),
             // A ticket minted for a retry that carried a valid ticket
             // continues that flow, whatever the handler decided: same id (so
             // single use covers every copy), same deadline (so no answer, of
@@ -609,10 +609,6 @@ impl Server {
                     detail,
                 ));
             }
-        };
-        let claims = Claims {
-            kid: self.codec.keyring.signing_key().id().to_owned(),
-            ..claims
         };
         trace.push(TraceEvent::TicketMinted {
             ticket: ticket.clone(),

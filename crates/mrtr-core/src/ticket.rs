@@ -434,10 +434,19 @@ impl Codec {
     /// claims it was given: a server hands out what this returns.
     pub fn mint(&self, claims: &Claims, entropy: &mut dyn Entropy) -> Result<String, MintError> {
         let key = self.keyring.signing_key();
-        let mut claims = claims.clone();
-        claims.kid = key.id.clone();
+        // A copy only when the claims name another key (the server names the signing key).
+        let renamed;
+        let claims = if claims.kid == key.id {
+            claims
+        } else {
+            renamed = Claims {
+                kid: key.id.clone(),
+                ..claims.clone()
+            };
+            &renamed
+        };
         let payload =
-            serde_json::to_vec(&claims).map_err(|e| MintError::Serialize(e.to_string()))?;
+            serde_json::to_vec(claims).map_err(|e| MintError::Serialize(e.to_string()))?;
         let ticket = match self.seal {
             Seal::Signed => {
                 let mut out = String::from(SIGNED_PREFIX);
