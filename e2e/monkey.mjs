@@ -34,6 +34,10 @@ export async function monkey(page, { actions = 300, seed = 2026, log = () => {},
   // A crashed tab answers nothing, and waiting on it would hang the run: stop and say where.
   let crashedAt = null;
   page.on('crash', () => { crashedAt ??= counts.total ?? 0; });
+  // "Try it on a real server" calls whatever server its form names, off this page's origin:
+  // not the monkey's ground (its own tests start real servers). Out of reach of clicks and keys.
+  const OFF = ':not(#live *)';
+  await page.locator('#live').evaluate((e) => { e.inert = true; }).catch(() => {});
   for (let i = 0; i < actions && crashedAt === null; i++) {
     counts.total = i;
     if (i === 100) heapAfter100 = await heap(cdp);
@@ -42,7 +46,7 @@ export async function monkey(page, { actions = 300, seed = 2026, log = () => {},
     counts[kind] = (counts[kind] ?? 0) + 1;
     try {
       if (kind === 'click') {
-        const targets = page.locator('main button:visible, main label:visible, main input[type=checkbox]:visible, main input[type=radio]:visible, main select:visible, main a[href^="#"]:visible');
+        const targets = page.locator(['button', 'label', 'input[type=checkbox]', 'input[type=radio]', 'select', 'a[href^="#"]'].map((t) => `main ${t}${OFF}:visible`).join(', '));
         const n = await targets.count();
         if (n) {
           const el = targets.nth(Math.floor(next() * n));
@@ -61,7 +65,7 @@ export async function monkey(page, { actions = 300, seed = 2026, log = () => {},
         await onAction(i, kind, key);
         await page.keyboard.press(key);
       } else if (kind === 'drag') {
-        const ranges = page.locator('main input[type=range]:visible');
+        const ranges = page.locator(`main input[type=range]${OFF}:visible`);
         const n = await ranges.count();
         if (n) {
           const r = ranges.nth(Math.floor(next() * n));

@@ -18,6 +18,8 @@ async function shownPieces(page, file) {
   const folds = page.locator('#code details.more-code', { has: page.locator(`code:text-is("${file}")`) });
   for (let i = 0; i < await folds.count(); i++) {
     if (!(await folds.nth(i).getAttribute('open') !== null)) await folds.nth(i).locator('summary').click();
+    // A folded listing is drawn once opened, a moment after the click.
+    await folds.nth(i).locator(`pre[data-path="${file}"]`).waitFor();
   }
   return page.locator(`#code pre[data-path="${file}"]`).evaluateAll((pres) => pres.map((pre) => ({
     first: Number(pre.querySelector('.cl').dataset.n),
