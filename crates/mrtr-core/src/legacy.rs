@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{RpcError, MISSING_REQUIRED_CLIENT_CAPABILITY};
 use crate::server::{CallContext, Server, TraceEvent};
 use crate::wire::{
-    error_response, may_require_input, request, response, ClientCapabilities, Envelope, Message,
+    error_response, may_require_input, request, response, ClientCapabilities, Envelope, MessageRef,
     RequestId, ResultType, LEGACY_VERSION,
 };
 
@@ -177,7 +177,7 @@ impl Connection {
         message: &Value,
         ctx: &mut CallContext<'_>,
     ) -> Delivery {
-        let msg = match Message::from_value(message) {
+        let msg = match MessageRef::from_value(message) {
             Ok(m) => m,
             Err(e) => {
                 let id = message.get("id").and_then(RequestId::from_value);
@@ -188,15 +188,15 @@ impl Connection {
             }
         };
         match msg {
-            Message::Request { id, method, params } => {
-                let modern = method == "server/discover" || Envelope::is_present(params.as_ref());
+            MessageRef::Request { id, method, params } => {
+                let modern = method == "server/discover" || Envelope::is_present(params);
                 if method == "initialize" {
                     self.era = Some(Era::Legacy);
                     self.initialized = true;
-                    return self.initialize(server, &id, params.as_ref());
+                    return self.initialize(server, &id, params);
                 }
                 if modern || !self.initialized {
-                    let reply = server.handle(message, ctx);
+                    let reply = server.handle_request(id, method, params, ctx);
                     // A modern request on an initialized connection is served statelessly
                     // and leaves the connection's era alone: a dual-era server serves both.
                     if modern && reply.error().is_none() && !self.initialized {
@@ -207,18 +207,20 @@ impl Connection {
                         trace: reply.trace,
                     };
                 }
-                self.legacy_request(server, id, &method, params, ctx)
+                self.legacy_request(server, id, method, params.cloned(), ctx)
             }
-            Message::Notification { method, params } if method == "notifications/cancelled" => {
-                self.cancel(params.as_ref())
+            MessageRef::Notification { method, params } if method == "notifications/cancelled" => {
+                self.cancel(params)
             }
-            Message::Notification { .. } => Delivery::default(),
-            Message::Response { id, result } => self.answer(server, &id, Ok(result), ctx),
-            Message::Error {
+            MessageRef::Notification { .. } => Delivery::default(),
+            MessageRef::Response { id, result } => {
+                self.answer(server, &id, Ok(result.clone()), ctx)
+            }
+            MessageRef::Error {
                 id: Some(id),
                 error,
             } => self.answer(server, &id, Err(error), ctx),
-            Message::Error { id: None, .. } => Delivery::default(),
+            MessageRef::Error { id: None, .. } => Delivery::default(),
         }
     }
 

@@ -228,6 +228,18 @@ impl Server {
                 return refuse(id.as_ref(), e, 400, Vec::new());
             }
         };
+        self.handle_request(id, method, params, ctx)
+    }
+
+    /// Handles one 2026-07-28 request already read off the wire (a connection that has read
+    /// the message hands its parts down here, so no message is parsed twice).
+    pub fn handle_request(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&Value>,
+        ctx: &mut CallContext<'_>,
+    ) -> Reply {
         let mut trace = Vec::new();
         if matches!(method, "initialize" | "ping") {
             let e = RpcError::method_not_found(method).with_data(json!({
