@@ -209,9 +209,10 @@ impl Connection {
                 }
                 self.legacy_request(server, id, method, params.cloned(), ctx)
             }
-            MessageRef::Notification { method, params } if method == "notifications/cancelled" => {
-                self.cancel(params)
-            }
+            MessageRef::Notification {
+                method: "notifications/cancelled",
+                params,
+            } => self.cancel(params),
             MessageRef::Notification { .. } => Delivery::default(),
             MessageRef::Response { id, result } => {
                 self.answer(server, &id, Ok(result.clone()), ctx)
