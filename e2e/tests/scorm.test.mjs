@@ -112,6 +112,13 @@ test('every answer right: the course records passed and 100, resumes from suspen
   const last = messages.filter((m) => m?.type === 'mrtr-lab:quiz').at(-1);
   assert.deepEqual(last, { type: 'mrtr-lab:quiz', answered: ids.length, correct: ids.length, total: ids.length, passed: true });
   assert.ok(messages.some((m) => m?.type === 'mrtr-lab:progress' && m.widgets.includes('quiz')), JSON.stringify(messages.slice(0, 3)));
+  // Leaving the page (pagehide) records the session's time and finishes the session.
+  assert.equal(await page.evaluate(() => window.API.isTerminated()), false);
+  await page.evaluate(() => { document.querySelector('iframe').src = 'about:blank'; });
+  await page.waitForFunction(() => window.API.isTerminated());
+  const time = await page.evaluate(() => window.sets.filter(([k]) => k === 'cmi.core.session_time').map(([, v]) => v));
+  assert.equal(time.length, 1);
+  assert.match(time[0], /^\d{2,4}:\d\d:\d\d(\.\d{1,2})?$/);
   assert.deepEqual(problems, []);
   await context.close();
 
