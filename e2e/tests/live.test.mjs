@@ -143,3 +143,34 @@ test('live: nothing listening gets the sentence about a server that is not runni
   assert.deepEqual(browserNetworkReports(problems, url), []);
   await context.close();
 });
+
+test('live: the misuse moves against mrtr-server, each on a fresh ticket, each the real answer', async () => {
+  const url = await mrtrServer(['--cors-origin', site.origin]);
+  const single = await mrtrServer(['--cors-origin', site.origin, '--single-use']);
+  const { page, context, problems } = await open(browser, site, { path: '#w=live' });
+  await waitForApp(page);
+  const verdict = async (id) => {
+    const li = page.locator(`[data-testid=live-moves] [data-move=${id}]`);
+    await li.getByRole('button').click();
+    const v = li.getByTestId('live-move-verdict');
+    await v.filter({ hasNotText: 'Sending' }).waitFor();
+    return v.textContent();
+  };
+  await fill(page, url, 'bob-token');
+  await page.getByTestId('live-other-token').fill('alice-token');
+  for (const id of ['one-character', 'edited-payload', 'other-caller', 'no-token', 'other-arguments']) {
+    assert.match(await verdict(id), /✓ Refused with -32602/, id);
+  }
+  // A server with no memory of redemptions does the work twice; one with it refuses the repeat.
+  assert.match(await verdict('twice'), /Harm done: the server did the work/);
+  await page.getByTestId('live-url').fill(single);
+  assert.match(await verdict('twice'), /✓ Refused with -32602/);
+  // Without a second caller's token the theft move is not made, and says why.
+  await page.getByTestId('live-other-token').fill('');
+  assert.match(await verdict('other-caller'), /Not made: give a second caller's token/);
+  // The server's refusals come back as HTTP 400, which Chromium reports itself.
+  const others = problems.filter((p) => ![url, single].some((u) => p === `request outside ${BASE}: ${u}` || p === `HTTP 400: ${u}`)
+    && !/^console error: Failed to load resource: the server responded with a status of 400/.test(p));
+  assert.deepEqual(others, []);
+  await context.close();
+});

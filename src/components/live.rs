@@ -13,6 +13,8 @@ use crate::state::live::{
     headers, ticket_view, typed_value, Answers, Dir, Entry, FieldKind, Form, Phase, Question,
     Reply, Session, TicketView, REPLICA_HEADER, TIMEOUT_MS,
 };
+use crate::state::live_moves::{Move, MoveRun, Verdict};
+use mrtr_world::checks::glyph;
 
 /// The page's origin, as a server's `--cors-origin` must name it.
 fn page_origin() -> String {
@@ -101,7 +103,8 @@ pub fn LiveServer() -> impl IntoView {
                 {field("Bearer token (optional)", "live-token", "password", |f| f.token.clone(), |f, v| f.token = v)}
                 {field("Tool", "live-tool", "text", |f| f.tool.clone(), |f, v| f.tool = v)}
                 {field("Arguments (JSON)", "live-args", "text", |f| f.args.clone(), |f, v| f.args = v)}
-                <p class="hint">"The token is kept out of this page's link and is sent only to the server above, in its Authorization header."</p>
+                {field("A second caller's token (optional, for the theft move)", "live-other-token", "password", |f| f.other_token.clone(), |f, v| f.other_token = v)}
+                <p class="hint">"The tokens are kept out of this page's link and are sent only to the server above, in its Authorization header."</p>
                 <button type="submit" data-testid="live-connect" prop:disabled=move || busy.get()>"Connect and call"</button>
             </form>
             {move || form_error.get().map(|e| view! { <p class="feedback refused" role="alert" data-testid="live-error">{e}</p> })}
@@ -118,7 +121,100 @@ pub fn LiveServer() -> impl IntoView {
                 Phase::Waiting => None,
             }))}
             {move || session.with(|s| s.as_ref().map(|s| wire_log(&s.log)))}
+            <LiveMoves form=form/>
         </div>
+    }
+}
+
+/// The misuse moves against the same server: each on a fresh ticket of its own, each verdict
+/// the server's real answer beside what a server that holds does.
+#[component]
+fn LiveMoves(form: RwSignal<Form>) -> impl IntoView {
+    let runs = RwSignal::new(vec![None::<MoveRun>; Move::ALL.len()]);
+    let busy = RwSignal::new(None::<usize>);
+    let play = move |i: usize| {
+        if busy.get_untracked().is_some() {
+            return;
+        }
+        let f = form.get_untracked();
+        let Ok((url, _)) = f.check() else {
+            return;
+        };
+        let Ok((run, first)) = MoveRun::start(Move::ALL[i], &f, &f.other_token) else {
+            return;
+        };
+        runs.update(|r| r[i] = Some(run));
+        busy.set(Some(i));
+        leptos::task::spawn_local(async move {
+            let mut req = first;
+            loop {
+                let msg: Value = serde_json::from_str(&req.bytes).unwrap_or_default();
+                let reply = post(&url, &req.bytes, headers(&msg, &req.token)).await;
+                let next = runs
+                    .try_update(|r| r[i].as_mut().and_then(|run| run.on_reply(reply)))
+                    .flatten();
+                match next {
+                    Some(n) => req = n,
+                    None => break,
+                }
+            }
+            let _ = busy.try_set(None);
+        });
+    };
+    let origin = page_origin();
+    view! {
+        <section class="live-moves" aria-labelledby="live-moves-h" data-testid="live-moves">
+            <h3 id="live-moves-h">"Misuse it"</h3>
+            <p class="hint">"Each move asks the server for a fresh ticket (a call of the tool above, answered yes), then sends what a careless client or a thief would send instead of the honest retry. What you see is the server's real answer."</p>
+            <ul class="live-move-list">
+                {Move::ALL.iter().enumerate().map(|(i, mv)| {
+                    let origin = origin.clone();
+                    view! {
+                        <li data-move=mv.id()>
+                            <button type="button" prop:disabled=move || busy.get().is_some() on:click=move |_| play(i)>{mv.title()}</button>
+                            <p class="hint">"A server that holds: "{mv.should()}"."</p>
+                            <div aria-live="polite">
+                                {move || runs.with(|r| r[i].as_ref().map(|run| move_result(run, &origin, &form.with_untracked(|f| f.url.clone()))))}
+                            </div>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </section>
+    }
+}
+
+fn move_result(run: &MoveRun, origin: &str, url: &str) -> impl IntoView {
+    let changed = run.changed.clone().map(|c| format!("Sent: {c}. "));
+    let (class, words) = match run.verdict() {
+        None => ("hint", "Sending…".to_owned()),
+        Some(Verdict::Refused { code, message }) => (
+            "feedback ok",
+            format!("{} Refused with {code}: {message}", glyph::YES),
+        ),
+        Some(Verdict::RefusedHttp(status)) => (
+            "feedback ok",
+            format!("{} Refused with HTTP {status}.", glyph::YES),
+        ),
+        Some(Verdict::AskedAgain) => (
+            "feedback ok",
+            format!("{} Not done: the server asked again instead.", glyph::YES),
+        ),
+        Some(Verdict::Accepted) => (
+            "feedback refused",
+            format!("{} Harm done: the server did the work.", glyph::NO),
+        ),
+        Some(Verdict::NotMade(why)) => ("hint", format!("Not made: {why}.")),
+        Some(Verdict::Failed(f)) => ("feedback refused", f.sentence(origin, url)),
+    };
+    let sent = run
+        .sent
+        .iter()
+        .map(|r| view! { <pre class="json small" tabindex="0">{format!("--> {}{}", if r.token.is_empty() { "(no token) " } else { "" }, r.bytes)}</pre> })
+        .collect_view();
+    view! {
+        <p class=class data-testid="live-move-verdict">{changed}{words}</p>
+        <details class="raw-fold"><summary>{format!("The {} request(s) sent", run.sent.len())}</summary>{sent}</details>
     }
 }
 

@@ -33,6 +33,9 @@ pub struct Form {
     pub tool: String,
     /// Its arguments, a JSON object as text.
     pub args: String,
+    /// A second caller's bearer token, for the move that plays a thief (empty: that move is
+    /// not made). Kept like the first: never in the link, sent only to the server named.
+    pub other_token: String,
 }
 
 impl Default for Form {
@@ -42,6 +45,7 @@ impl Default for Form {
             token: String::new(),
             tool: "deploy".into(),
             args: r#"{"env":"staging"}"#.into(),
+            other_token: String::new(),
         }
     }
 }
