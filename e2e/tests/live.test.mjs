@@ -165,11 +165,20 @@ test('live: the misuse moves against mrtr-server, each on a fresh ticket, each t
   assert.match(await verdict('twice'), /Harm done: the server did the work/);
   await page.getByTestId('live-url').fill(single);
   assert.match(await verdict('twice'), /✓ Refused with -32602/);
+  // The "break it" steps: the commands name this page's origin; with the signature check off,
+  // the edited ticket is done.
+  await page.getByTestId('live-break').locator('summary').click();
+  assert.match(await page.getByTestId('live-start').textContent(), new RegExp(`--cors-origin ${site.origin}$`));
+  assert.match(await page.getByTestId('live-broken').textContent(), /--unsafe-skip-check signature$/);
+  const broken = await mrtrServer(['--cors-origin', site.origin, '--unsafe-skip-check', 'signature']);
+  await page.getByTestId('live-url').fill(broken);
+  assert.match(await verdict('edited-payload'), /Harm done: the server did the work/);
+  await page.getByTestId('live-url').fill(single);
   // Without a second caller's token the theft move is not made, and says why.
   await page.getByTestId('live-other-token').fill('');
   assert.match(await verdict('other-caller'), /Not made: give a second caller's token/);
   // The server's refusals come back as HTTP 400, which Chromium reports itself.
-  const others = problems.filter((p) => ![url, single].some((u) => p === `request outside ${BASE}: ${u}` || p === `HTTP 400: ${u}`)
+  const others = problems.filter((p) => ![url, single, broken].some((u) => p === `request outside ${BASE}: ${u}` || p === `HTTP 400: ${u}`)
     && !/^console error: Failed to load resource: the server responded with a status of 400/.test(p));
   assert.deepEqual(others, []);
   await context.close();

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
+use super::copy_text;
 use crate::state::live::{
     headers, ticket_view, typed_value, Answers, Dir, Entry, FieldKind, Form, Phase, Question,
     Reply, Session, TicketView, REPLICA_HEADER, TIMEOUT_MS,
@@ -162,7 +163,9 @@ fn LiveMoves(form: RwSignal<Form>) -> impl IntoView {
         });
     };
     let origin = page_origin();
+    let steps = break_it(&origin);
     view! {
+        {steps}
         <section class="live-moves" aria-labelledby="live-moves-h" data-testid="live-moves">
             <h3 id="live-moves-h">"Misuse it"</h3>
             <p class="hint">"Each move asks the server for a fresh ticket (a call of the tool above, answered yes), then sends what a careless client or a thief would send instead of the honest retry. What you see is the server's real answer."</p>
@@ -181,6 +184,34 @@ fn LiveMoves(form: RwSignal<Form>) -> impl IntoView {
                 }).collect_view()}
             </ul>
         </section>
+    }
+}
+
+/// The lesson's "break it" exercise against a real server, in steps, with the commands that
+/// start the lab's server for this page's origin (run from this project's folder).
+fn break_it(origin: &str) -> impl IntoView {
+    let start = format!("cargo run -p mrtr-native --bin mrtr-server -- --http 127.0.0.1:8380 --cors-origin {origin}");
+    let broken = format!("{start} --unsafe-skip-check signature");
+    let command = move |text: String, testid: &'static str| {
+        let status = RwSignal::new(String::new());
+        let copied = text.clone();
+        view! {
+            <pre class="json small command" tabindex="0" data-testid=testid>{text}</pre>
+            <button type="button" on:click=move |_| copy_text(copied.clone(), "Copied the command.", status)>"Copy the command"</button>
+            <span class="hint" role="status">{move || status.get()}</span>
+        }
+    };
+    view! {
+        <details class="live-break" data-testid="live-break">
+            <summary>"Break it yourself, in four steps"</summary>
+            <ol>
+                <li>"In a terminal, in this project's folder, start the lab's server so that this page may call it:"{command(start, "live-start")}</li>
+                <li>"Connect and call above, answer its question, and watch the retry carry the ticket back byte for byte."</li>
+                <li>"Make the moves below: a server that holds refuses every edited or stolen ticket."</li>
+                <li>"Stop the server (Ctrl-C) and start it again with its signature check turned off:"{command(broken, "live-broken")}
+                    "Then make \u{201c}The ticket's readable part edited, its signature kept\u{201d} again: the server now does the work. Nothing else stood between the edit and the deploy."</li>
+            </ol>
+        </details>
     }
 }
 

@@ -59,6 +59,25 @@ pub fn from_next_task() -> leptos::prelude::ReadSignal<bool> {
     ready
 }
 
+/// Copies `text` to the clipboard and says how it went in `status` (`done` on success). Not
+/// leptos-use's `use_clipboard`: its `copy` drops a refusal silently (only success sets
+/// `copied`), and a refused copy must say so and tell the reader what to do instead.
+pub fn copy_text(text: String, done: &'static str, status: leptos::prelude::RwSignal<String>) {
+    use leptos::prelude::*;
+    let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
+        status.set("Copying is not available here: select the text and copy it.".into());
+        return;
+    };
+    let promise = clipboard.write_text(&text);
+    leptos::task::spawn_local(async move {
+        let msg = match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(_) => done.to_owned(),
+            Err(_) => "The browser refused to copy: select the text and copy it.".to_owned(),
+        };
+        let _ = status.try_set(msg);
+    });
+}
+
 /// The elements a `querySelectorAll` found (a `NodeList` read as an iterator).
 pub fn elements(list: web_sys::NodeList) -> impl Iterator<Item = web_sys::Element> {
     use wasm_bindgen::JsCast;

@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 use mrtr_world::raw::{legacy, modern, Lane, TranscriptPhase};
 
+use super::copy_text;
 use super::page_link::{use_link, EditLink};
 use crate::state::json_view::one_line;
 use crate::state::link::{LinkStoreFields, Widget};
@@ -10,24 +11,6 @@ fn data_url(text: &str) -> String {
         "data:application/x-ndjson;charset=utf-8,{}",
         percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
     )
-}
-
-/// Copies `text` to the clipboard; reports how it went in `status`. Not leptos-use's
-/// `use_clipboard`: its `copy` drops a refusal silently (only success sets `copied`), and a
-/// refused copy must say so and tell the reader what to do instead.
-fn copy(text: String, status: RwSignal<String>) {
-    let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
-        status.set("Copying is not available here: select the text and copy it.".into());
-        return;
-    };
-    let promise = clipboard.write_text(&text);
-    leptos::task::spawn_local(async move {
-        let msg = match wasm_bindgen_futures::JsFuture::from(promise).await {
-            Ok(_) => "Copied both transcripts.".to_owned(),
-            Err(_) => "The browser refused to copy: select the text and copy it.".to_owned(),
-        };
-        let _ = status.try_set(msg);
-    });
 }
 
 /// The lab's raw transcripts, side by side: both eras, same handler, every line real.
@@ -101,7 +84,7 @@ pub fn RunItRaw() -> impl IntoView {
                 <div class="button-row">
                     <button type="button" data-testid="raw-copy" on:click=move |_| {
                         let (m, l) = lanes.get();
-                        copy(format!("=== {} ===\n{}\n=== {} ===\n{}", m.title, m.text(), l.title, l.text()), status);
+                        copy_text(format!("=== {} ===\n{}\n=== {} ===\n{}", m.title, m.text(), l.title, l.text()), "Copied both transcripts.", status);
                     }>"Copy transcripts"</button>
                     <span class="download">"Download as JSON lines: "
                         <a class="button" data-testid="raw-download-modern" download="mrtr-modern.jsonl" href=move || data_url(&lanes.get().0.jsonl())>"2026 lane"</a>" "
