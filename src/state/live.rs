@@ -15,6 +15,7 @@ use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{CallError, Client, Host, PendingCall, Step};
 use mrtr_core::error::UNSUPPORTED_PROTOCOL_VERSION;
 use mrtr_core::ticket::{MAX_TICKET_LEN, SEALED_PREFIX, SIGNED_PREFIX};
+pub use mrtr_core::wire::sse_messages;
 use mrtr_core::wire::{ClientCapabilities, InputRequest, META_PROTOCOL_VERSION, MODERN_VERSION};
 
 /// How long one request may go unanswered before it is abandoned, in milliseconds.
@@ -348,26 +349,6 @@ fn short(s: &str) -> String {
     }
 }
 
-/// The JSON-RPC messages in a `text/event-stream` body.
-pub fn sse_messages(body: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut data = String::new();
-    for line in body.lines().chain(std::iter::once("")) {
-        if let Some(d) = line.strip_prefix("data:") {
-            if !data.is_empty() {
-                data.push('\n');
-            }
-            data.push_str(d.strip_prefix(' ').unwrap_or(d));
-        } else if line.is_empty() && !data.is_empty() {
-            if let Ok(v) = serde_json::from_str(&data) {
-                out.push(v);
-            }
-            data.clear();
-        }
-    }
-    out
-}
-
 /// How the page shows a ticket: read, when its payload is readable, or opaque.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TicketView {
@@ -625,6 +606,22 @@ pub enum Phase {
     Failed(Failure),
 }
 
+/// The call of the form's tool, begun by the page's client: its URL, the client, the call and
+/// its first request (shared by the round trip and each misuse move).
+pub fn begin_call(form: &Form) -> Result<(String, Client, PendingCall, Value), Failure> {
+    let (url, args) = form.check().map_err(Failure::Form)?;
+    let mut client = Client::new(
+        ClientCapabilities::all(),
+        "mrtr-lab-page",
+        env!("CARGO_PKG_VERSION"),
+    );
+    let (call, msg) = client.begin(
+        "tools/call",
+        json!({"name": form.tool.trim(), "arguments": args}),
+    );
+    Ok((url, client, call, msg))
+}
+
 /// One real round trip.
 #[derive(Clone, Debug)]
 pub struct Session {
@@ -642,16 +639,7 @@ pub struct Session {
 impl Session {
     /// Starts a call of the form's tool: the session and the first request's bytes.
     pub fn start(form: &Form) -> Result<(Session, String), Failure> {
-        let (url, args) = form.check().map_err(Failure::Form)?;
-        let mut client = Client::new(
-            ClientCapabilities::all(),
-            "mrtr-lab-page",
-            env!("CARGO_PKG_VERSION"),
-        );
-        let (call, msg) = client.begin(
-            "tools/call",
-            json!({"name": form.tool.trim(), "arguments": args}),
-        );
+        let (url, client, call, msg) = begin_call(form)?;
         let mut s = Session {
             client,
             call,

@@ -9,9 +9,8 @@ use serde_json::{json, Value};
 use mrtr_audit::variants;
 use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{AgreeableHost, Client, PendingCall, Step};
-use mrtr_core::wire::ClientCapabilities;
 
-use super::live::{read, Failure, Form, Reply};
+use super::live::{begin_call, read, Failure, Form, Reply};
 
 /// A move, as the attack bench names its simulated ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -148,16 +147,7 @@ pub struct MoveRun {
 impl MoveRun {
     /// Starts `mv`: the call that asks the server for a fresh ticket.
     pub fn start(mv: Move, form: &Form, other_token: &str) -> Result<(MoveRun, Request), Failure> {
-        let (_, args) = form.check().map_err(Failure::Form)?;
-        let mut client = Client::new(
-            ClientCapabilities::all(),
-            "mrtr-lab-page",
-            env!("CARGO_PKG_VERSION"),
-        );
-        let (call, msg) = client.begin(
-            "tools/call",
-            json!({"name": form.tool.trim(), "arguments": args}),
-        );
+        let (_, client, call, msg) = begin_call(form)?;
         let mut run = MoveRun {
             mv,
             form: form.clone(),

@@ -863,6 +863,27 @@ pub fn text_content(text: impl Into<String>) -> Value {
     Value::Object(m)
 }
 
+/// The JSON-RPC messages in a `text/event-stream` body (Streamable HTTP's other answer form):
+/// each event's `data:` lines joined, the ones that are not JSON skipped.
+pub fn sse_messages(body: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut data = String::new();
+    for line in body.lines().chain(std::iter::once("")) {
+        if let Some(d) = line.strip_prefix("data:") {
+            if !data.is_empty() {
+                data.push('\n');
+            }
+            data.push_str(d.strip_prefix(' ').unwrap_or(d));
+        } else if line.is_empty() && !data.is_empty() {
+            if let Ok(v) = serde_json::from_str(&data) {
+                out.push(v);
+            }
+            data.clear();
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

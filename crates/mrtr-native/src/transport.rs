@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use crate::headers::{encode_value, ParamHeader};
 use crate::lines::{self, Line, MAX_LINE};
 
+pub use mrtr_core::wire::sse_messages;
 use mrtr_core::wire::META_PROTOCOL_VERSION;
 
 /// How a request that got no answer in time is reported (the start of its error text).
@@ -145,26 +146,6 @@ impl HttpTransport {
             .map_err(|e| format!("reading the response failed: {e}"))?;
         Ok((status, ct, body))
     }
-}
-
-/// The JSON-RPC messages in a `text/event-stream` body.
-pub fn sse_messages(body: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut data = String::new();
-    for line in body.lines().chain(std::iter::once("")) {
-        if let Some(d) = line.strip_prefix("data:") {
-            if !data.is_empty() {
-                data.push('\n');
-            }
-            data.push_str(d.strip_prefix(' ').unwrap_or(d));
-        } else if line.is_empty() && !data.is_empty() {
-            if let Ok(v) = serde_json::from_str(&data) {
-                out.push(v);
-            }
-            data.clear();
-        }
-    }
-    out
 }
 
 impl Transport for HttpTransport {

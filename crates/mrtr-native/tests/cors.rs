@@ -2,54 +2,13 @@
 //! another origin: the preflight, Private Network Access, the call itself, and every origin,
 //! method or header it must still refuse. Loopback only; each server is stopped by its PID.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 mod common;
 
 use common::*;
 
 const PAGE: &str = "https://app.example.com";
-
-struct Running {
-    child: Child,
-    endpoint: Endpoint,
-}
-
-impl std::ops::Deref for Running {
-    type Target = Endpoint;
-    fn deref(&self) -> &Endpoint {
-        &self.endpoint
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(extra: &[&str]) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtr-server"))
-        .args(["--http", "127.0.0.1:0", "--key-hex", KEY])
-        .args(extra)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mrtr-server starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("a listening line").unwrap();
-        if let Some(rest) = line.strip_prefix("mrtr-server: listening on ") {
-            break rest.to_owned();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    Running {
-        child,
-        endpoint: Endpoint::new(&url),
-    }
-}
 
 fn cors_server() -> Running {
     start(&[

@@ -1,54 +1,10 @@
 //! The real `mrtr-server --http` binary under misuse: every abuse of a ticket gets the uniform
 //! -32602, bad HTTP gets a clear error, and the server keeps serving throughout.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 mod common;
 
 use common::*;
 use serde_json::{json, Value};
-
-struct Running {
-    child: Child,
-    endpoint: Endpoint,
-}
-
-impl std::ops::Deref for Running {
-    type Target = Endpoint;
-    fn deref(&self) -> &Endpoint {
-        &self.endpoint
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(extra: &[&str]) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtr-server"))
-        .args(["--http", "127.0.0.1:0", "--key-hex", KEY])
-        .args(extra)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mrtr-server starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("a listening line").unwrap();
-        if let Some(rest) = line.strip_prefix("mrtr-server: listening on ") {
-            break rest.to_owned();
-        }
-    };
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Running {
-        child,
-        endpoint: Endpoint::new(&url),
-    }
-}
 
 fn ticket(s: &Running, who: &str, env: &str) -> String {
     s.ticket(who, env)

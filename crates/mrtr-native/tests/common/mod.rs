@@ -2,6 +2,9 @@
 //! headers a client derives from each message, and the lesson's deploy requests.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
 use serde_json::{json, Value};
 
 pub const KEY: &str = "6d72424242424242424242424242424242424242424242424242424242424242";
@@ -143,4 +146,48 @@ pub fn deployed(r: &Value) -> bool {
     r["result"]["content"][0]["text"]
         .as_str()
         .is_some_and(|t| t.starts_with("deployed"))
+}
+
+/// A real `mrtr-server --http` on a free loopback port (and `extra` flags), stopped when
+/// dropped; derefs to its endpoint.
+pub struct Running {
+    pub child: Child,
+    pub endpoint: Endpoint,
+}
+
+impl std::ops::Deref for Running {
+    type Target = Endpoint;
+    fn deref(&self) -> &Endpoint {
+        &self.endpoint
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the test build's `mrtr-server` with the test key and `extra`; returns once it listens.
+pub fn start(extra: &[&str]) -> Running {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtr-server"))
+        .args(["--http", "127.0.0.1:0", "--key-hex", KEY])
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mrtr-server starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next().expect("a listening line").unwrap();
+        if let Some(rest) = line.strip_prefix("mrtr-server: listening on ") {
+            break rest.to_owned();
+        }
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Running {
+        child,
+        endpoint: Endpoint::new(&url),
+    }
 }
