@@ -117,13 +117,17 @@ test('an embed posts its height to the page around it', async () => {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.setContent(`<script>window.heights=[];addEventListener('message',(e)=>{if(e.data&&e.data.type==='mrtr-lab:height')window.heights.push(e.data)})</script>
+  await page.setContent(`<script>window.heights=[];window.canvas=[];addEventListener('message',(e)=>{if(e.data&&e.data.type==='mrtr-lab:height')window.heights.push(e.data);if(typeof e.data==='string')window.canvas.push(JSON.parse(e.data))})</script>
     <iframe id="f" src="${site.url}?embed=timeline" style="width:800px;border:0"></iframe>`);
   // The reserved space's height may come first; the widget's own follows when it has arrived.
   await page.waitForFunction(() => window.heights.some((h) => h.height > 300), null, { timeout: 15000 });
   const heights = await page.evaluate(() => window.heights);
   // An embed of the old timeline is the bench.
   assert.ok(heights.every((h) => h.widget === 'bench'), JSON.stringify(heights));
+  // Beside it, Canvas's own resize message, as the JSON text Canvas reads, the same height.
+  const canvas = await page.evaluate(() => window.canvas);
+  assert.ok(canvas.length > 0 && canvas.every((c) => c.subject === 'lti.frameResize'), JSON.stringify(canvas));
+  assert.equal(canvas.at(-1).height, heights.at(-1).height);
   assert.deepEqual(errors, []);
   await context.close();
 });
