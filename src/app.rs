@@ -92,7 +92,7 @@ fn App(query: Query) -> impl IntoView {
     provide_context(link);
     // A course platform, if the page runs inside one; and the widgets worked through, for a
     // parent window that listens (each one the link has pointed at, told as the list grows).
-    crate::components::lms::connect();
+    lms::connect();
     let worked = StoredValue::new(Vec::<&'static str>::new());
     Effect::new(move |_| {
         let w = link.widget().get().id();
