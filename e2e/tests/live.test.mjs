@@ -174,6 +174,13 @@ test('live: the misuse moves against mrtr-server, each on a fresh ticket, each t
   await page.getByTestId('live-url').fill(broken);
   assert.match(await verdict('edited-payload'), /Harm done: the server did the work/);
   await page.getByTestId('live-url').fill(single);
+  // A URL that cannot be sent: the moves say so, and nothing is sent.
+  const before = problems.length;
+  await page.getByTestId('live-url').fill('ftp://nowhere');
+  await page.locator('[data-testid=live-moves] [data-move=twice]').getByRole('button').click();
+  assert.match(await page.getByTestId('live-moves-error').textContent(), /must start with http:\/\/ or https:\/\//);
+  assert.equal(problems.length, before);
+  await page.getByTestId('live-url').fill(single);
   // Without a second caller's token the theft move is not made, and says why.
   await page.getByTestId('live-other-token').fill('');
   assert.match(await verdict('other-caller'), /Not made: give a second caller's token/);

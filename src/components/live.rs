@@ -132,17 +132,28 @@ pub fn LiveServer() -> impl IntoView {
 #[component]
 fn LiveMoves(form: RwSignal<Form>) -> impl IntoView {
     let runs = RwSignal::new(vec![None::<MoveRun>; Move::ALL.len()]);
+    let form_error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(None::<usize>);
     let play = move |i: usize| {
         if busy.get_untracked().is_some() {
             return;
         }
         let f = form.get_untracked();
-        let Ok((url, _)) = f.check() else {
-            return;
-        };
-        let Ok((run, first)) = MoveRun::start(Move::ALL[i], &f, &f.other_token) else {
-            return;
+        // A form that cannot be sent says so here, beside the moves, as the call's form does.
+        let started = f.check().and_then(|(url, _)| {
+            MoveRun::start(Move::ALL[i], &f, &f.other_token)
+                .map(|(run, first)| (url, run, first))
+                .map_err(|e| e.sentence(&page_origin(), &f.url))
+        });
+        let (url, run, first) = match started {
+            Ok(s) => {
+                form_error.set(None);
+                s
+            }
+            Err(why) => {
+                form_error.set(Some(why));
+                return;
+            }
         };
         runs.update(|r| r[i] = Some(run));
         busy.set(Some(i));
@@ -169,6 +180,7 @@ fn LiveMoves(form: RwSignal<Form>) -> impl IntoView {
         <section class="live-moves" aria-labelledby="live-moves-h" data-testid="live-moves">
             <h3 id="live-moves-h">"Misuse it"</h3>
             <p class="hint">"Each move asks the server for a fresh ticket (a call of the tool above, answered yes), then sends what a careless client or a thief would send instead of the honest retry. What you see is the server's real answer."</p>
+            {move || form_error.get().map(|e| view! { <p class="feedback refused" role="alert" data-testid="live-moves-error">{e}</p> })}
             <ul class="live-move-list">
                 {Move::ALL.iter().enumerate().map(|(i, mv)| {
                     let origin = origin.clone();
@@ -209,7 +221,7 @@ fn break_it(origin: &str) -> impl IntoView {
                 <li>"Connect and call above, answer its question, and watch the retry carry the ticket back byte for byte."</li>
                 <li>"Make the moves below: a server that holds refuses every edited or stolen ticket."</li>
                 <li>"Stop the server (Ctrl-C) and start it again with its signature check turned off:"{command(broken, "live-broken")}
-                    "Then make \u{201c}The ticket's readable part edited, its signature kept\u{201d} again: the server now does the work. Nothing else stood between the edit and the deploy."</li>
+                    "Then make \u{201c}The ticket's readable part edited, its signature kept\u{201d} again: the server now does the work: with its signature check off, nothing it checks notices this edit."</li>
             </ol>
         </details>
     }
