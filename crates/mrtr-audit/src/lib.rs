@@ -2,14 +2,17 @@
 //!
 //! An audit of any MRTR server's ticket checks: find a tool that answers with a ticket,
 //! then try every misuse in [`rows::ROWS`] against it and record, row by row, whether the
-//! server refused. The engine does no I/O: a [`Wire`] carries its requests (HTTP or stdio
-//! natively, a simulated replica in the page), so the same audit runs everywhere.
+//! server refused. The engine does no I/O: an [`AuditRun`] hands out each request as a
+//! [`Need`] and takes the server's answer back, so the same audit runs on any transport. The
+//! terminal serves it with a [`Wire`] ([`audit`]: HTTP or stdio, or a simulated replica),
+//! the page with `fetch`.
 
 pub mod expect;
 pub mod file;
 pub mod rows;
 pub mod sim;
 pub mod variants;
+mod port;
 
 use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{AgreeableHost, Client, Step};
@@ -335,15 +338,16 @@ struct Minted {
     responses: Value,
 }
 
-struct Auditor<'a> {
-    wire: &'a mut dyn Wire,
+struct Auditor {
+    port: Port,
     client: Client,
-    opts: &'a Options,
+    opts: Options,
+    /// Whether `Who::Other` and `Who::Nobody` are distinct principals on this transport.
+    principals: bool,
     tool: String,
     arguments: Value,
     next_id: i64,
     requests: usize,
-    progress: &'a mut dyn FnMut(&str),
 }
 
 /// The row's outcome while it runs.
@@ -379,77 +383,294 @@ pub fn max_requests() -> usize {
     1 + MAX_TOOL_PROBES + ROWS.iter().map(|r| row_budget(r.id)).sum::<usize>()
 }
 
-/// Runs every row against the server behind `wire`. `progress` hears one line per row.
+/// Runs every row against the server behind `wire`, serving each [`Need`] of an
+/// [`AuditRun`] with it. `progress` hears one line per row.
 pub fn audit(
     wire: &mut dyn Wire,
     opts: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, AuditError> {
-    let caps = ClientCapabilities::from_value(&opts.capabilities);
-    let mut client = Client::new(caps, "mrtr-audit", env!("CARGO_PKG_VERSION"));
-    client.envelope.raw_capabilities = opts.capabilities.clone();
-    let mut a = Auditor {
-        wire,
-        client,
-        opts,
-        tool: String::new(),
-        arguments: Value::Null,
-        next_id: 1,
-        requests: 0,
-        progress,
-    };
-    a.choose_tool()?;
-    let mut rows = Vec::with_capacity(ROWS.len());
-    let mut baseline_ok = true;
-    for (i, row) in ROWS.iter().enumerate() {
-        let before = a.requests;
-        (a.progress)(&format!("[{}/{}] {}", i + 1, ROWS.len(), row.title));
-        let (status, evidence, sent, got) = if !baseline_ok {
-            skipped("the honest retry does not complete, so no refusal can be told from a failure")
-        } else {
-            a.run(row)?
-        };
-        if row.id == "honest" && status != Status::Pass {
-            baseline_ok = false;
+    let (mut run, mut turn) = AuditRun::start(opts.clone(), wire.principals());
+    loop {
+        for line in run.take_lines() {
+            progress(&line);
         }
-        debug_assert!(a.requests - before <= row_budget(row.id), "{}", row.id);
-        rows.push(RowResult {
-            row,
-            status,
-            evidence,
-            sent,
-            got,
-            requests: a.requests - before,
-        });
+        turn = match turn {
+            Turn::Done(result) => return result,
+            Turn::Need(need) => run.answer(serve(wire, need)),
+        };
     }
-    Ok(Report {
-        tool: a.tool,
-        arguments: a.arguments,
-        rows,
-        requests: a.requests,
-    })
 }
+
+/// Does what `need` asks with `wire`.
+pub fn serve(wire: &mut dyn Wire, need: Need) -> Answer {
+    match need {
+        Need::Send { msg, who } => Answer::Sent(wire.send(&msg, who)),
+        Need::Race { msgs, who } => Answer::Raced(wire.race(&msgs, who)),
+        Need::Wait { ms } => {
+            wire.wait_ms(ms);
+            Answer::Waited
+        }
+        Need::Clock => Answer::Clock(wire.ms_into_second()),
+        Need::OversizeBody { bytes } => Answer::Oversize(wire.oversize_body(bytes)),
+    }
+}
+
+/// What an audit needs from its transport before it can go on: the audit does no I/O and
+/// keeps no clock, so each request, wait and reading of the clock is handed to whoever
+/// drives it (the [`Wire`] of [`audit`] natively, `fetch` and a timer in the page).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Need {
+    /// Send one message as `who`: answer with [`Answer::Sent`].
+    Send {
+        /// The JSON-RPC message.
+        msg: Value,
+        /// Whose credentials it carries.
+        who: Who,
+    },
+    /// Send these messages at once: answer with [`Answer::Raced`] (`None` when this
+    /// transport cannot).
+    Race {
+        /// The messages, all sent before any answer is read.
+        msgs: Vec<Value>,
+        /// Whose credentials they carry.
+        who: Who,
+    },
+    /// Let `ms` milliseconds pass: answer with [`Answer::Waited`].
+    Wait {
+        /// How long.
+        ms: u64,
+    },
+    /// How far into the current second the clock is: answer with [`Answer::Clock`].
+    Clock,
+    /// Send a request body of `bytes` bytes: answer with [`Answer::Oversize`] (`None` when
+    /// this transport has no body limit to test).
+    OversizeBody {
+        /// How large.
+        bytes: usize,
+    },
+}
+
+/// What the transport did about a [`Need`] (the variant of the same name).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// The server's answer, or in a sentence why none came.
+    Sent(Result<Exchange, String>),
+    /// The answers to a race, in the order sent.
+    Raced(Option<Result<Vec<Exchange>, String>>),
+    /// The time has passed.
+    Waited,
+    /// Milliseconds into the current second.
+    Clock(u64),
+    /// The answer to the oversized body.
+    Oversize(Option<Result<Exchange, String>>),
+}
+
+impl Answer {
+    fn name(&self) -> &'static str {
+        match self {
+            Answer::Sent(_) => "Sent",
+            Answer::Raced(_) => "Raced",
+            Answer::Waited => "Waited",
+            Answer::Clock(_) => "Clock",
+            Answer::Oversize(_) => "Oversize",
+        }
+    }
+
+    /// The error of a driver that answered another need than the one asked.
+    fn mismatch(&self, need: &str) -> AuditError {
+        AuditError::Connection(format!(
+            "the audit asked for {need} and was answered {}",
+            self.name()
+        ))
+    }
+}
+
+/// One step of an [`AuditRun`]: what it needs next, or its end.
+#[derive(Debug)]
+pub enum Turn {
+    /// Do this, then [`AuditRun::answer`] with what came of it.
+    Need(Need),
+    /// The audit is over.
+    Done(Result<Report, AuditError>),
+}
+
+/// How far an audit has got, for a progress bar.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Progress {
+    /// The tool being audited, once one is chosen.
+    pub tool: Option<String>,
+    /// Rows finished.
+    pub rows_done: usize,
+    /// Rows planned ([`ROWS`]).
+    pub rows: usize,
+    /// The row running now.
+    pub row: Option<&'static Row>,
+    /// Requests sent so far.
+    pub requests: usize,
+}
+
+/// An audit driven step by step (sans-IO): [`AuditRun::start`] hands back its first
+/// [`Need`], each [`AuditRun::answer`] the next, until [`Turn::Done`]. Dropping it cancels
+/// the audit; nothing is left running.
+pub struct AuditRun {
+    port: Port,
+    run: Option<port::Run<Result<Report, AuditError>>>,
+}
+
+impl AuditRun {
+    /// Starts an audit with `opts`; `principals` says whether the transport can send as
+    /// another caller and as nobody (HTTP can, one stdio connection cannot).
+    pub fn start(opts: Options, principals: bool) -> (AuditRun, Turn) {
+        let port = Port::default();
+        port.progress(|p| p.rows = ROWS.len());
+        let auditor = Auditor::new(port.clone(), opts, principals);
+        let mut run = AuditRun {
+            port,
+            run: Some(port::Run::new(auditor.all())),
+        };
+        let turn = run.poll();
+        (run, turn)
+    }
+
+    /// Hands the audit what came of its last [`Need`]; returns the next.
+    pub fn answer(&mut self, answer: Answer) -> Turn {
+        self.port.answer(answer);
+        self.poll()
+    }
+
+    fn poll(&mut self) -> Turn {
+        let Some(run) = self.run.as_mut() else {
+            return Turn::Done(Err(AuditError::Connection("the audit is over".into())));
+        };
+        match run.poll() {
+            Some(result) => {
+                self.run = None;
+                Turn::Done(result)
+            }
+            None => match self.port.take_need() {
+                Some(need) => Turn::Need(need),
+                // An audit only waits on its port, so this cannot happen; said, not panicked.
+                None => {
+                    self.run = None;
+                    Turn::Done(Err(AuditError::Connection(
+                        "the audit stopped without saying what it needs".into(),
+                    )))
+                }
+            },
+        }
+    }
+
+    /// How far it has got.
+    pub fn progress(&self) -> Progress {
+        self.port.progress(|p| p.clone())
+    }
+
+    /// The progress lines said since the last call ("[3/27] …"), for a terminal.
+    pub fn take_lines(&mut self) -> Vec<String> {
+        self.port.take_lines()
+    }
+}
+
+type Port = port::Port<Need, Answer, Progress>;
 
 /// The minted ticket for `$who`, or (returned at once) the row's judgement when none could be
 /// had.
 macro_rules! minted {
     ($auditor:expr, $who:expr) => {
-        match $auditor.mint($who)? {
+        match $auditor.mint($who).await? {
             Ok(m) => m,
             Err(j) => return Ok(j),
         }
     };
 }
 
-impl Auditor<'_> {
+impl Auditor {
+    fn new(port: Port, opts: Options, principals: bool) -> Auditor {
+        let caps = ClientCapabilities::from_value(&opts.capabilities);
+        let mut client = Client::new(caps, "mrtr-audit", env!("CARGO_PKG_VERSION"));
+        client.envelope.raw_capabilities = opts.capabilities.clone();
+        Auditor {
+            port,
+            client,
+            opts,
+            principals,
+            tool: String::new(),
+            arguments: Value::Null,
+            next_id: 1,
+            requests: 0,
+        }
+    }
+
+    /// The whole audit: the tool, then every row.
+    async fn all(mut self) -> Result<Report, AuditError> {
+        self.choose_tool().await?;
+        let mut rows = Vec::with_capacity(ROWS.len());
+        let mut baseline_ok = true;
+        for (i, row) in ROWS.iter().enumerate() {
+            let before = self.requests;
+            self.port.say(format!("[{}/{}] {}", i + 1, ROWS.len(), row.title));
+            self.port.progress(|p| {
+                p.rows_done = i;
+                p.row = Some(row);
+            });
+            let (status, evidence, sent, got) = if !baseline_ok {
+                skipped("the honest retry does not complete, so no refusal can be told from a failure")
+            } else {
+                self.run(row).await?
+            };
+            if row.id == "honest" && status != Status::Pass {
+                baseline_ok = false;
+            }
+            debug_assert!(self.requests - before <= row_budget(row.id), "{}", row.id);
+            rows.push(RowResult {
+                row,
+                status,
+                evidence,
+                sent,
+                got,
+                requests: self.requests - before,
+            });
+        }
+        let requests = self.requests;
+        self.port.progress(|p| {
+            p.rows_done = ROWS.len();
+            p.row = None;
+            p.requests = requests;
+        });
+        Ok(Report {
+            tool: self.tool,
+            arguments: self.arguments,
+            rows,
+            requests,
+        })
+    }
+
+    /// Hands `need` to the driver and waits for its answer.
+    async fn ask(&mut self, need: Need) -> Answer {
+        let requests = self.requests;
+        self.port.progress(|p| p.requests = requests);
+        self.port.ask(need).await
+    }
+
+    async fn wait_ms(&mut self, ms: u64) -> Result<(), AuditError> {
+        match self.ask(Need::Wait { ms }).await {
+            Answer::Waited => Ok(()),
+            other => Err(other.mismatch("Wait")),
+        }
+    }
+
     fn id(&mut self) -> i64 {
         self.next_id += 1;
         1_000 + self.next_id
     }
 
-    fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, AuditError> {
+    async fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, AuditError> {
         self.requests += 1;
-        self.wire.send(msg, who).map_err(AuditError::Connection)
+        match self.ask(Need::Send { msg: msg.clone(), who }).await {
+            Answer::Sent(r) => r.map_err(AuditError::Connection),
+            other => Err(other.mismatch("Send")),
+        }
     }
 
     fn with_id(&mut self, msg: &Value) -> Value {
@@ -459,9 +680,9 @@ impl Auditor<'_> {
     }
 
     /// `tools/list`, then the named tool or the first one that answers with a ticket.
-    fn choose_tool(&mut self) -> Result<(), AuditError> {
+    async fn choose_tool(&mut self) -> Result<(), AuditError> {
         let list = self.client.simple("tools/list", json!({}));
-        let listed = self.send(&list, Who::Caller)?;
+        let listed = self.send(&list, Who::Caller).await?;
         let tools: Vec<Value> = listed
             .body
             .pointer("/result/tools")
@@ -503,10 +724,11 @@ impl Auditor<'_> {
             let (_, call) = self
                 .client
                 .begin("tools/call", json!({"name": name, "arguments": args}));
-            let ex = self.send(&call, Who::Caller)?;
+            let ex = self.send(&call, Who::Caller).await?;
             match Reply::of(&ex) {
                 Reply::Asked(Some(_)) => {
-                    (self.progress)(&format!("auditing {name} {args}"));
+                    self.port.say(format!("auditing {name} {args}"));
+                    self.port.progress(|p| p.tool = Some(name.clone()));
                     self.tool = name;
                     self.arguments = args;
                     return Ok(());
@@ -525,14 +747,14 @@ impl Auditor<'_> {
     }
 
     /// Calls the tool and answers its question: the honest retry, ready to send.
-    fn mint(&mut self, who: Who) -> Result<Result<Minted, Judged>, AuditError> {
+    async fn mint(&mut self, who: Who) -> Result<Result<Minted, Judged>, AuditError> {
         let params = json!({"name": self.tool, "arguments": self.arguments});
-        self.mint_call(params, who)
+        self.mint_call(params, who).await
     }
 
-    fn mint_call(&mut self, params: Value, who: Who) -> Result<Result<Minted, Judged>, AuditError> {
+    async fn mint_call(&mut self, params: Value, who: Who) -> Result<Result<Minted, Judged>, AuditError> {
         let (mut call, first) = self.client.begin("tools/call", params);
-        let ex = self.send(&first, who)?;
+        let ex = self.send(&first, who).await?;
         let Reply::Asked(Some(ticket)) = Reply::of(&ex) else {
             return Ok(Err((
                 Status::Fail,
@@ -565,7 +787,7 @@ impl Auditor<'_> {
 
     /// Sends `variants` of the ticket in the honest retry, one by one, until one is not
     /// refused (the row fails there) or all are (it passes).
-    fn refuses_all(
+    async fn refuses_all(
         &mut self,
         m: &Minted,
         variants: Vec<Variant>,
@@ -576,7 +798,7 @@ impl Auditor<'_> {
         for v in variants {
             let mut msg = self.with_id(&m.retry);
             msg["params"]["requestState"] = json!(v.ticket);
-            let ex = self.send(&msg, who)?;
+            let ex = self.send(&msg, who).await?;
             let a = Reply::of(&ex);
             if !a.refused() {
                 return Ok((
@@ -604,8 +826,8 @@ impl Auditor<'_> {
     }
 
     /// Sends `msg` once: the row passes when it is refused.
-    fn refused(&mut self, msg: Value, who: Who, what: &str) -> Result<Judged, AuditError> {
-        let ex = self.send(&msg, who)?;
+    async fn refused(&mut self, msg: Value, who: Who, what: &str) -> Result<Judged, AuditError> {
+        let ex = self.send(&msg, who).await?;
         let a = Reply::of(&ex);
         let status = if a.refused() {
             Status::Pass
@@ -620,32 +842,32 @@ impl Auditor<'_> {
         ))
     }
 
-    fn run(&mut self, row: &Row) -> Result<Judged, AuditError> {
+    async fn run(&mut self, row: &Row) -> Result<Judged, AuditError> {
         let id = row.id;
         match id {
-            "honest" | "new-id" => self.honest_retry(id),
-            "standard-alphabet" => self.standard_alphabet(),
+            "honest" | "new-id" => self.honest_retry(id).await,
+            "standard-alphabet" => self.standard_alphabet().await,
             "substitution" | "field-edit" | "truncated" | "appended" | "no-signature"
-            | "padding" | "whitespace" | "non-ascii" => self.tampered(id),
-            "other-token" | "no-token" => self.stolen(id),
-            "other-arguments" | "extra-argument" => self.changed_arguments(id),
-            "other-tool" => self.other_tool(),
-            "expired" => self.expired(),
-            "renewal" => self.renewed(),
-            "repeat" | "launder" | "race" => self.spent_once(id),
-            "capability-gating" => self.capability_gating(),
-            "type-confusion" => self.type_confusion(),
-            "oversize-ticket" => self.oversize_ticket(),
-            _ => self.oversize_body(),
+            | "padding" | "whitespace" | "non-ascii" => self.tampered(id).await,
+            "other-token" | "no-token" => self.stolen(id).await,
+            "other-arguments" | "extra-argument" => self.changed_arguments(id).await,
+            "other-tool" => self.other_tool().await,
+            "expired" => self.expired().await,
+            "renewal" => self.renewed().await,
+            "repeat" | "launder" | "race" => self.spent_once(id).await,
+            "capability-gating" => self.capability_gating().await,
+            "type-confusion" => self.type_confusion().await,
+            "oversize-ticket" => self.oversize_ticket().await,
+            _ => self.oversize_body().await,
         }
     }
 
     /// The honest retry: `honest` passes when it completes, `new-id` when its answer carries
     /// the retry's own id.
-    fn honest_retry(&mut self, id: &str) -> Result<Judged, AuditError> {
+    async fn honest_retry(&mut self, id: &str) -> Result<Judged, AuditError> {
         let m = minted!(self, Who::Caller);
         let retry = self.with_id(&m.retry);
-        let ex = self.send(&retry, Who::Caller)?;
+        let ex = self.send(&retry, Who::Caller).await?;
         let a = Reply::of(&ex);
         if id == "honest" {
             let status = if a == Reply::Complete {
@@ -675,7 +897,7 @@ impl Auditor<'_> {
 
     /// A ticket respelled in the standard base64 alphabet: refused, or skipped when no ticket
     /// minted has a `-` or `_`.
-    fn standard_alphabet(&mut self) -> Result<Judged, AuditError> {
+    async fn standard_alphabet(&mut self) -> Result<Judged, AuditError> {
         // A ticket spelled without - or _ reads the same in both alphabets; about
         // one in four signed tickets is, so take the first of a few that is not.
         // A server that mints the same ticket for the same call within a second (the
@@ -683,19 +905,19 @@ impl Auditor<'_> {
         // differ.
         for i in 0..ALPHABET_TRIES {
             let params = json!({"name": self.tool, "arguments": try_arguments(&self.arguments, i)});
-            let m = match self.mint_call(params, Who::Caller)? {
+            let m = match self.mint_call(params, Who::Caller).await? {
                 Ok(m) => m,
                 Err(j) => return Ok(j),
             };
             if let Some(v) = variants::standard_alphabet(&m.ticket) {
-                return self.refuses_all(&m, vec![v], Who::Caller);
+                return self.refuses_all(&m, vec![v], Who::Caller).await;
             }
         }
         Ok(skipped("none of the tickets minted had a - or _, so their spelling is the same in both alphabets"))
     }
 
     /// An edited ticket (the variants `id` names): every variant refused.
-    fn tampered(&mut self, id: &str) -> Result<Judged, AuditError> {
+    async fn tampered(&mut self, id: &str) -> Result<Judged, AuditError> {
         let m = minted!(self, Who::Caller);
         let vs = match id {
             "substitution" => variants::substitutions(&m.ticket),
@@ -713,12 +935,12 @@ impl Auditor<'_> {
             "whitespace" => variants::whitespace(&m.ticket),
             _ => variants::non_ascii(&m.ticket),
         };
-        self.refuses_all(&m, vs, Who::Caller)
+        self.refuses_all(&m, vs, Who::Caller).await
     }
 
     /// The honest retry with another caller's token, or none: refused.
-    fn stolen(&mut self, id: &str) -> Result<Judged, AuditError> {
-        if !self.wire.principals() {
+    async fn stolen(&mut self, id: &str) -> Result<Judged, AuditError> {
+        if !self.principals {
             return Ok(skipped("one principal here (stdio: the process user), so there is nobody else to steal the ticket"));
         }
         let m = minted!(self, Who::Caller);
@@ -733,11 +955,11 @@ impl Auditor<'_> {
         } else {
             "the honest retry with no token"
         };
-        self.refused(msg, who, what)
+        self.refused(msg, who, what).await
     }
 
     /// The honest retry with an argument changed, or one added: refused.
-    fn changed_arguments(&mut self, id: &str) -> Result<Judged, AuditError> {
+    async fn changed_arguments(&mut self, id: &str) -> Result<Judged, AuditError> {
         let m = minted!(self, Who::Caller);
         let mut msg = self.with_id(&m.retry);
         let args = &mut msg["params"]["arguments"];
@@ -753,11 +975,11 @@ impl Auditor<'_> {
                 None => return Ok(skipped("the call has no argument to change")),
             }
         };
-        self.refused(msg, Who::Caller, &what)
+        self.refused(msg, Who::Caller, &what).await
     }
 
     /// The honest retry after `--ttl-wait`: refused.
-    fn expired(&mut self) -> Result<Judged, AuditError> {
+    async fn expired(&mut self) -> Result<Judged, AuditError> {
         let Some(wait) = self.opts.ttl_wait_s else {
             return Ok(skipped(
                 "give --ttl-wait SECONDS, longer than the server's ticket lifetime",
@@ -767,17 +989,17 @@ impl Auditor<'_> {
         if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
             return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));
         }
-        self.wire.wait_ms(wait * 1000);
+        self.wait_ms(wait * 1000).await?;
         let msg = self.with_id(&m.retry);
         self.refused(
             msg,
             Who::Caller,
             &format!("the honest retry {wait} s later"),
-        )
+        ).await
     }
 
     /// Whether answering ever extends a ticket's life, over `--ttl-wait`.
-    fn renewed(&mut self) -> Result<Judged, AuditError> {
+    async fn renewed(&mut self) -> Result<Judged, AuditError> {
         let Some(wait) = self.opts.ttl_wait_s else {
             return Ok(skipped(
                 "give --ttl-wait SECONDS, longer than the server's ticket lifetime",
@@ -785,38 +1007,41 @@ impl Auditor<'_> {
         };
         // Minted just after a second begins, so that halfway through the wait is still
         // inside the first ticket's life on a server that counts whole seconds.
-        let into = self.wire.ms_into_second();
-        self.wire.wait_ms((1020 - into) % 1000);
+        let into = match self.ask(Need::Clock).await {
+            Answer::Clock(ms) => ms % 1000,
+            other => return Err(other.mismatch("Clock")),
+        };
+        self.wait_ms((1020 - into) % 1000).await?;
         let m = minted!(self, Who::Caller);
         if let Some(life) = variants::stated_life(&m.ticket).filter(|&l| l >= wait) {
             return Ok(skipped(&format!("the ticket says it lives {life} s; give --ttl-wait longer than that (it was {wait} s)")));
         }
-        self.renewal(&m, wait)
+        self.renewal(&m, wait).await
     }
 
     /// Single use (when claimed): a repeat, a laundered copy, a race.
-    fn spent_once(&mut self, id: &str) -> Result<Judged, AuditError> {
+    async fn spent_once(&mut self, id: &str) -> Result<Judged, AuditError> {
         if !self.opts.expect_single_use {
             return Ok(skipped("single use is not claimed (--expect-single-use): a server may accept a ticket more than once"));
         }
         let m = minted!(self, Who::Caller);
         match id {
-            "repeat" => self.repeat(&m),
-            "launder" => self.launder(&m),
-            _ => self.race(&m),
+            "repeat" => self.repeat(&m).await,
+            "launder" => self.launder(&m).await,
+            _ => self.race(&m).await,
         }
     }
 
     /// The retry without its answer, declaring no capabilities: no request for an undeclared
     /// kind of input.
-    fn capability_gating(&mut self) -> Result<Judged, AuditError> {
+    async fn capability_gating(&mut self) -> Result<Judged, AuditError> {
         let m = minted!(self, Who::Caller);
         let mut msg = self.with_id(&m.retry);
         if let Some(p) = msg["params"].as_object_mut() {
             p.remove("inputResponses");
         }
         msg["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
-        let ex = self.send(&msg, Who::Caller)?;
+        let ex = self.send(&msg, Who::Caller).await?;
         let undeclared: Vec<String> = ex
             .body
             .pointer("/result/inputRequests")
@@ -851,7 +1076,7 @@ impl Auditor<'_> {
     }
 
     /// `requestState` as a number, an object, null and an array: none completes.
-    fn type_confusion(&mut self) -> Result<Judged, AuditError> {
+    async fn type_confusion(&mut self) -> Result<Judged, AuditError> {
         let m = minted!(self, Who::Caller);
         for (v, what) in [
             (json!(12345), "a number"),
@@ -861,7 +1086,7 @@ impl Auditor<'_> {
         ] {
             let mut msg = self.with_id(&m.retry);
             msg["params"]["requestState"] = v;
-            let ex = self.send(&msg, Who::Caller)?;
+            let ex = self.send(&msg, Who::Caller).await?;
             let a = Reply::of(&ex);
             if matches!(a, Reply::Complete | Reply::Broken(_)) {
                 return Ok((
@@ -879,11 +1104,11 @@ impl Auditor<'_> {
     }
 
     /// A 64 KiB ticket: refused.
-    fn oversize_ticket(&mut self) -> Result<Judged, AuditError> {
+    async fn oversize_ticket(&mut self) -> Result<Judged, AuditError> {
         let m = minted!(self, Who::Caller);
         let mut msg = self.with_id(&m.retry);
         msg["params"]["requestState"] = json!(variants::oversize(64 * 1024));
-        let ex = self.send(&msg, Who::Caller)?;
+        let ex = self.send(&msg, Who::Caller).await?;
         let a = Reply::of(&ex);
         let status = if a.refused() {
             Status::Pass
@@ -901,11 +1126,15 @@ impl Auditor<'_> {
     }
 
     /// A 2 MiB body: any answer, and the server still answers `tools/list` after.
-    fn oversize_body(&mut self) -> Result<Judged, AuditError> {
+    async fn oversize_body(&mut self) -> Result<Judged, AuditError> {
         // "oversize-body": any answer will do, a result included; a 5xx, silence
         // or a server that stops answering will not.
         self.requests += 1;
-        let Some(r) = self.wire.oversize_body(2 << 20) else {
+        let r = match self.ask(Need::OversizeBody { bytes: 2 << 20 }).await {
+            Answer::Oversize(r) => r,
+            other => return Err(other.mismatch("OversizeBody")),
+        };
+        let Some(r) = r else {
             return Ok(skipped(
                 "this transport has no request body to make too large",
             ));
@@ -913,7 +1142,7 @@ impl Auditor<'_> {
         let ex = r.map_err(AuditError::Connection)?;
         let answered = ex.status.is_none_or(|s| s < 500);
         let list = self.client.simple("tools/list", json!({}));
-        let alive = Reply::of(&self.send(&list, Who::Caller)?) == Reply::Complete;
+        let alive = Reply::of(&self.send(&list, Who::Caller).await?) == Reply::Complete;
         let status = if answered && alive {
             Status::Pass
         } else {
@@ -936,9 +1165,9 @@ impl Auditor<'_> {
         ))
     }
 
-    fn repeat(&mut self, m: &Minted) -> Result<Judged, AuditError> {
+    async fn repeat(&mut self, m: &Minted) -> Result<Judged, AuditError> {
         let first = self.with_id(&m.retry);
-        let a = Reply::of(&self.send(&first, Who::Caller)?);
+        let a = Reply::of(&self.send(&first, Who::Caller).await?);
         if a != Reply::Complete {
             return Ok((
                 Status::Fail,
@@ -948,7 +1177,7 @@ impl Auditor<'_> {
             ));
         }
         let again = self.with_id(&m.retry);
-        self.refused(again, Who::Caller, "the same retry a second time (new id)")
+        self.refused(again, Who::Caller, "the same retry a second time (new id)").await
     }
 
     /// Halfway through the ticket's life, answers every question with a result of another
@@ -956,9 +1185,9 @@ impl Auditor<'_> {
     /// server that takes that for no answer asks again; the ticket it hands back must not
     /// outlive the first: it says so where readable, and it is tried, with the honest
     /// answers, after `wait` s from the first call, once the first ticket is over.
-    fn renewal(&mut self, m: &Minted, wait: u64) -> Result<Judged, AuditError> {
+    async fn renewal(&mut self, m: &Minted, wait: u64) -> Result<Judged, AuditError> {
         let half = wait * 1000 / 2;
-        self.wire.wait_ms(half);
+        self.wait_ms(half).await?;
         let mut wrong = self.with_id(&m.retry);
         let mut kinds = Vec::new();
         if let Some(answers) = wrong["params"]["inputResponses"].as_object_mut() {
@@ -973,7 +1202,7 @@ impl Auditor<'_> {
             "the honest retry with {} as the answers",
             kinds.join(" and ")
         );
-        let ex = self.send(&wrong, Who::Caller)?;
+        let ex = self.send(&wrong, Who::Caller).await?;
         let back = match Reply::of(&ex) {
             Reply::Asked(Some(t)) => t,
             Reply::Complete => {
@@ -1000,7 +1229,7 @@ impl Auditor<'_> {
                 ));
             }
         }
-        self.wire.wait_ms(wait * 1000 - half);
+        self.wait_ms(wait * 1000 - half).await?;
         let mut late = self.with_id(&m.retry);
         late["params"]["requestState"] = json!(back);
         let what = format!(
@@ -1009,12 +1238,12 @@ impl Auditor<'_> {
             half / 1000,
             half % 1000 / 100,
         );
-        self.refused(late, Who::Caller, &what)
+        self.refused(late, Who::Caller, &what).await
     }
 
-    fn launder(&mut self, m: &Minted) -> Result<Judged, AuditError> {
+    async fn launder(&mut self, m: &Minted) -> Result<Judged, AuditError> {
         let first = self.with_id(&m.retry);
-        let a = Reply::of(&self.send(&first, Who::Caller)?);
+        let a = Reply::of(&self.send(&first, Who::Caller).await?);
         if a != Reply::Complete {
             return Ok((
                 Status::Fail,
@@ -1027,7 +1256,7 @@ impl Auditor<'_> {
         if let Some(p) = stripped["params"].as_object_mut() {
             p.remove("inputResponses");
         }
-        let ex = self.send(&stripped, Who::Caller)?;
+        let ex = self.send(&stripped, Who::Caller).await?;
         let Reply::Asked(Some(fresh)) = Reply::of(&ex) else {
             let a = Reply::of(&ex);
             let status = if matches!(a, Reply::Complete | Reply::Broken(_)) {
@@ -1048,7 +1277,7 @@ impl Auditor<'_> {
         let mut redeem = self.with_id(&m.retry);
         redeem["params"]["requestState"] = json!(fresh);
         redeem["params"]["inputResponses"] = m.responses.clone();
-        let ex2 = self.send(&redeem, Who::Caller)?;
+        let ex2 = self.send(&redeem, Who::Caller).await?;
         let a2 = Reply::of(&ex2);
         let status = if a2 == Reply::Complete {
             Status::Fail
@@ -1063,10 +1292,14 @@ impl Auditor<'_> {
         ))
     }
 
-    fn race(&mut self, m: &Minted) -> Result<Judged, AuditError> {
+    async fn race(&mut self, m: &Minted) -> Result<Judged, AuditError> {
         let msgs: Vec<Value> = (0..RACE_WIDTH).map(|_| self.with_id(&m.retry)).collect();
         self.requests += msgs.len();
-        let Some(r) = self.wire.race(&msgs, Who::Caller) else {
+        let r = match self.ask(Need::Race { msgs: msgs.clone(), who: Who::Caller }).await {
+            Answer::Raced(r) => r,
+            other => return Err(other.mismatch("Race")),
+        };
+        let Some(r) = r else {
             self.requests -= msgs.len();
             return Ok(skipped(
                 "one connection here (stdio): requests cannot be sent at once",
@@ -1098,9 +1331,9 @@ impl Auditor<'_> {
 
     /// The ticket of the audited tool, presented to another tool that answers with a ticket,
     /// with the answers that tool asks for.
-    fn other_tool(&mut self) -> Result<Judged, AuditError> {
+    async fn other_tool(&mut self) -> Result<Judged, AuditError> {
         let list = self.client.simple("tools/list", json!({}));
-        let tools = self.send(&list, Who::Caller)?.body;
+        let tools = self.send(&list, Who::Caller).await?.body;
         let others: Vec<(String, Value)> = tools
             .pointer("/result/tools")
             .and_then(Value::as_array)
@@ -1115,13 +1348,13 @@ impl Auditor<'_> {
             .filter(|(n, _)| *n != self.tool)
             .take(MAX_TOOL_PROBES)
             .collect();
-        let m = match self.mint(Who::Caller)? {
+        let m = match self.mint(Who::Caller).await? {
             Ok(m) => m,
             Err(j) => return Ok(j),
         };
         for (name, schema) in others {
             let args = arguments_for(&schema);
-            match self.mint_call(json!({"name": name, "arguments": args}), Who::Caller)? {
+            match self.mint_call(json!({"name": name, "arguments": args}), Who::Caller).await? {
                 Ok(other) => {
                     let mut msg = self.with_id(&other.retry);
                     msg["params"]["requestState"] = json!(m.ticket);
@@ -1129,7 +1362,7 @@ impl Auditor<'_> {
                         msg,
                         Who::Caller,
                         &format!("{name}'s retry carrying the {} ticket", self.tool),
-                    );
+                    ).await;
                 }
                 Err(_) => continue,
             }
@@ -1247,6 +1480,95 @@ mod status_tests {
         for s in Status::ALL {
             assert_eq!(Status::from_id(s.word()), Some(s));
             assert!(s.tag().chars().count() <= 5, "{s:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod step_by_step {
+    use super::*;
+    use crate::sim::SimWire;
+    use mrtr_core::checks::CheckPolicy;
+
+    fn opts(wire: &SimWire) -> Options {
+        Options {
+            expect_single_use: true,
+            ttl_wait_s: Some(wire.ttl_s() + 1),
+            ..Options::default()
+        }
+    }
+
+    fn wire() -> SimWire {
+        let policy = CheckPolicy {
+            single_use: true,
+            ..CheckPolicy::default()
+        };
+        SimWire::new(policy, false, 7)
+    }
+
+    #[test]
+    fn progress_counts_the_rows_done_and_every_request_sent() {
+        let mut w = wire();
+        let (mut run, mut turn) = AuditRun::start(opts(&w), true);
+        let (mut sent, mut last_done) = (0, 0);
+        let report = loop {
+            let p = run.progress();
+            assert_eq!(p.rows, ROWS.len());
+            assert!(p.rows_done >= last_done, "progress never goes back");
+            last_done = p.rows_done;
+            turn = match turn {
+                Turn::Done(r) => break r.unwrap(),
+                Turn::Need(need) => {
+                    sent += match &need {
+                        Need::Send { .. } | Need::OversizeBody { .. } => 1,
+                        Need::Race { msgs, .. } => msgs.len(),
+                        Need::Wait { .. } | Need::Clock => 0,
+                    };
+                    // The request handed out now is counted already.
+                    assert_eq!(p.requests, sent, "every request handed out is counted");
+                    run.answer(serve(&mut w, need))
+                }
+            };
+        };
+        let p = run.progress();
+        assert_eq!((p.rows_done, p.requests, p.row), (ROWS.len(), report.requests, None));
+        assert_eq!(p.tool.as_deref(), Some(report.tool.as_str()));
+        assert_eq!(report.requests, sent);
+    }
+
+    #[test]
+    fn the_same_server_and_seed_give_the_same_report_each_time() {
+        let (mut a, mut b) = (wire(), wire());
+        let o = opts(&a);
+        assert_eq!(
+            audit(&mut a, &o, &mut |_| {}),
+            audit(&mut b, &o, &mut |_| {})
+        );
+    }
+
+    #[test]
+    fn an_answer_to_another_need_ends_the_audit_with_a_sentence() {
+        let (mut run, turn) = AuditRun::start(Options::default(), true);
+        assert!(matches!(turn, Turn::Need(Need::Send { .. })), "{turn:?}");
+        match run.answer(Answer::Waited) {
+            Turn::Done(Err(AuditError::Connection(e))) => {
+                assert_eq!(e, "the audit asked for Send and was answered Waited")
+            }
+            other => panic!("{other:?}"),
+        }
+        // Answered again after its end, it says so instead of panicking.
+        assert!(matches!(
+            run.answer(Answer::Waited),
+            Turn::Done(Err(AuditError::Connection(_)))
+        ));
+    }
+
+    #[test]
+    fn a_failed_send_ends_the_audit_with_the_transports_words() {
+        let (mut run, _) = AuditRun::start(Options::default(), true);
+        match run.answer(Answer::Sent(Err("connection refused".into()))) {
+            Turn::Done(Err(AuditError::Connection(e))) => assert_eq!(e, "connection refused"),
+            other => panic!("{other:?}"),
         }
     }
 }
