@@ -11,7 +11,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::copy_text;
 use crate::state::live::{
-    headers, ticket_view, typed_value, Answers, Dir, Entry, FieldKind, Form, Phase, Question,
+    headers, ticket_view, Mirrored, typed_value, Answers, Dir, Entry, FieldKind, Form, Phase, Question,
     Reply, Session, TicketView, REPLICA_HEADER, TIMEOUT_MS,
 };
 use crate::state::live_moves::{Move, MoveRun, Verdict};
@@ -40,7 +40,7 @@ pub fn LiveServer() -> impl IntoView {
             while let Some(url) = session.with_untracked(|s| s.as_ref().map(|s| s.url.clone())) {
                 let msg: Value = serde_json::from_str(&bytes).unwrap_or_default();
                 let started = js_sys::Date::now();
-                let reply = post(&url, &bytes, headers(&msg, &token)).await;
+                let reply = post(&url, &bytes, headers(&msg, &token, &Mirrored::default())).await;
                 let ms = (js_sys::Date::now() - started).max(0.0) as u32;
                 match session
                     .try_update(|s| s.as_mut().and_then(|s| s.on_reply(reply, ms)))
@@ -161,7 +161,7 @@ fn LiveMoves(form: RwSignal<Form>) -> impl IntoView {
             let mut req = first;
             loop {
                 let msg: Value = serde_json::from_str(&req.bytes).unwrap_or_default();
-                let reply = post(&url, &req.bytes, headers(&msg, &req.token)).await;
+                let reply = post(&url, &req.bytes, headers(&msg, &req.token, &Mirrored::default())).await;
                 let next = runs
                     .try_update(|r| r[i].as_mut().and_then(|run| run.on_reply(reply)))
                     .flatten();
@@ -482,7 +482,7 @@ fn wire_log(log: &[Entry]) -> impl IntoView {
 
 /// One POST, bounded by [`TIMEOUT_MS`]. A refused read is told apart from no server at all
 /// by a second request the page may not read (`no-cors`, no token, no body).
-async fn post(url: &str, body: &str, hs: Vec<(&'static str, String)>) -> Reply {
+async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
     let init = web_sys::RequestInit::new();
     init.set_method("POST");
     init.set_mode(web_sys::RequestMode::Cors);

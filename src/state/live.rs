@@ -7,16 +7,15 @@
 //! the page's link ([`super::link::Link`] has no field for them) and are sent nowhere but the
 //! server named.
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use serde_json::{json, Map, Value};
 
 use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{CallError, Client, Host, PendingCall, Step};
 use mrtr_core::error::UNSUPPORTED_PROTOCOL_VERSION;
+pub use mrtr_core::headers::Mirrored;
 use mrtr_core::ticket::{MAX_TICKET_LEN, SEALED_PREFIX, SIGNED_PREFIX};
 pub use mrtr_core::wire::sse_messages;
-use mrtr_core::wire::{ClientCapabilities, InputRequest, META_PROTOCOL_VERSION, MODERN_VERSION};
+use mrtr_core::wire::{ClientCapabilities, InputRequest, MODERN_VERSION};
 
 /// How long one request may go unanswered before it is abandoned, in milliseconds.
 pub const TIMEOUT_MS: u32 = 10_000;
@@ -76,45 +75,18 @@ pub fn origin_of(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| format!("{}://{}", scheme.to_ascii_lowercase(), host))
 }
 
-/// A header value as the spec writes non-ASCII ones: plain visible ASCII as is, anything
-/// else inside the `=?base64?…?=` sentinel.
-pub fn header_value(v: &str) -> String {
-    let plain = !v.is_empty()
-        && v.bytes().all(|b| b == b'\t' || (0x20..=0x7e).contains(&b))
-        && v.trim_matches([' ', '\t']) == v
-        && !(v.starts_with("=?base64?") && v.ends_with("?="));
-    if plain {
-        v.to_owned()
-    } else {
-        format!("=?base64?{}?=", STANDARD.encode(v))
-    }
-}
-
-/// The headers the spec requires on a POST of `msg` (stateless Streamable HTTP), and the
-/// bearer token when there is one.
-pub fn headers(msg: &Value, token: &str) -> Vec<(&'static str, String)> {
+/// The headers a POST of `msg` carries (stateless Streamable HTTP): the ones the spec
+/// derives from the message, by the core's one rule ([`Mirrored::headers_for`], with the
+/// tools' mirrored parameters learnt so far), and the bearer token when there is one.
+pub fn headers(msg: &Value, token: &str, mirrored: &Mirrored) -> Vec<(String, String)> {
     let mut h = vec![
-        ("Content-Type", "application/json".to_owned()),
-        ("Accept", "application/json, text/event-stream".to_owned()),
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+        ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
     ];
-    if let Some(v) = msg
-        .pointer("/params/_meta")
-        .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .and_then(Value::as_str)
-    {
-        h.push(("MCP-Protocol-Version", v.to_owned()));
-    }
-    if let Some(m) = msg.get("method").and_then(Value::as_str) {
-        h.push(("Mcp-Method", m.to_owned()));
-        if matches!(m, "tools/call" | "prompts/get") {
-            if let Some(n) = msg.pointer("/params/name").and_then(Value::as_str) {
-                h.push(("Mcp-Name", header_value(n)));
-            }
-        }
-    }
+    h.extend(mirrored.headers_for(msg));
     let token = token.trim();
     if !token.is_empty() {
-        h.push(("Authorization", format!("Bearer {token}")));
+        h.push(("Authorization".to_owned(), format!("Bearer {token}")));
     }
     h
 }
@@ -851,14 +823,16 @@ mod tests {
         .unwrap();
         assert_eq!(s.round(), 1);
         let msg: Value = serde_json::from_str(&bytes).unwrap();
-        let h = headers(&msg, " alice-token ");
-        let get = |k: &str| h.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
+        let h = headers(&msg, " alice-token ", &Mirrored::default());
+        let get = |k: &str| h.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("MCP-Protocol-Version"), Some(MODERN_VERSION));
         assert_eq!(get("Mcp-Method"), Some("tools/call"));
         assert_eq!(get("Mcp-Name"), Some("=?base64?ZMOpcGxveQ==?="));
         assert_eq!(get("Accept"), Some("application/json, text/event-stream"));
         assert_eq!(get("Authorization"), Some("Bearer alice-token"));
-        assert!(headers(&msg, "").iter().all(|(n, _)| *n != "Authorization"));
+        assert!(headers(&msg, "", &Mirrored::default())
+            .iter()
+            .all(|(n, _)| n != "Authorization"));
         assert_eq!(
             msg.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion"),
             Some(&json!(MODERN_VERSION))

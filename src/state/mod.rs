@@ -11,6 +11,7 @@ pub mod highlight;
 pub mod json_view;
 pub mod link;
 pub mod live;
+pub mod live_audit;
 pub mod live_moves;
 pub mod mounts;
 pub mod playback;

@@ -54,6 +54,26 @@ pub struct Exchange {
     pub body: Value,
 }
 
+impl Exchange {
+    /// An HTTP answer as the audit reads it: the response of a JSON body, or the last
+    /// response (a message with `result` or `error`) of an event stream; `Null` for any
+    /// other body. The one reading the terminal's wire and the page's `fetch` share.
+    pub fn from_http(status: u16, content_type: &str, text: &str) -> Exchange {
+        let body = if content_type.starts_with("text/event-stream") {
+            mrtr_core::wire::sse_messages(text)
+                .into_iter()
+                .rfind(|m| m.get("result").is_some() || m.get("error").is_some())
+                .unwrap_or(Value::Null)
+        } else {
+            serde_json::from_str(text).unwrap_or(Value::Null)
+        };
+        Exchange {
+            status: Some(status),
+            body,
+        }
+    }
+}
+
 /// How the audit reaches the server.
 pub trait Wire {
     /// Sends one JSON-RPC message as `who` and returns the server's answer; `Err` says in a

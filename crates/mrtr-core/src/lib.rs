@@ -27,6 +27,7 @@ pub mod error;
 pub mod features;
 #[cfg(feature = "demo")]
 pub mod fixtures;
+pub mod headers;
 pub mod legacy;
 pub mod redemption;
 pub mod server;

@@ -2,7 +2,6 @@
 //! or no token, and identical requests at once from threads of their own) or a stdio child.
 //! Every exchange can be written to a transcript, one JSON line each.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -13,7 +12,7 @@ use serde_json::{json, Value};
 
 use mrtr_audit::{Exchange, Who, Wire};
 
-use crate::headers::{encode_value, ParamHeader};
+use crate::headers::Mirrored;
 use crate::transport::{StdioTransport, Transport};
 
 /// Every exchange as a JSON line in `DIR/transcript.jsonl`.
@@ -71,7 +70,7 @@ pub struct HttpWire {
     other_token: Option<String>,
     transcript: Option<Transcript>,
     /// Tool parameters mirrored into `Mcp-Param-*` headers, learnt from `tools/list`.
-    params: HashMap<String, Vec<ParamHeader>>,
+    params: Mirrored,
 }
 
 impl HttpWire {
@@ -96,7 +95,7 @@ impl HttpWire {
             token,
             other_token,
             transcript,
-            params: HashMap::new(),
+            params: Mirrored::default(),
         }
     }
 
@@ -111,31 +110,7 @@ impl HttpWire {
     /// The headers a client derives from the message: the standard ones, and the tool's
     /// `Mcp-Param-*`.
     fn headers(&self, msg: &Value, who: Who) -> Vec<(String, String)> {
-        let mut h = Vec::new();
-        if let Some(v) = msg
-            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
-            .and_then(Value::as_str)
-        {
-            h.push(("MCP-Protocol-Version".into(), v.to_owned()));
-        }
-        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-        h.push(("Mcp-Method".into(), method.to_owned()));
-        let key = if method == "resources/read" {
-            "uri"
-        } else {
-            "name"
-        };
-        if let Some(n) = msg
-            .pointer(&format!("/params/{key}"))
-            .and_then(Value::as_str)
-        {
-            h.push(("Mcp-Name".into(), encode_value(n)));
-            for p in self.params.get(n).into_iter().flatten() {
-                if let Some(v) = p.value_in(msg.pointer("/params/arguments")) {
-                    h.push((p.name(), encode_value(&v)));
-                }
-            }
-        }
+        let mut h = self.params.headers_for(msg);
         if let Some(t) = self.token(who) {
             h.push(("Authorization".into(), format!("Bearer {t}")));
         }
@@ -159,42 +134,20 @@ impl HttpWire {
             .send(body)
             .map_err(|e| format!("HTTP request to {url} failed: {e}"))?;
         let status = resp.status().as_u16();
-        let sse = resp
+        let content_type = resp
             .headers()
             .get("content-type")
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| ct.starts_with("text/event-stream"));
+            .unwrap_or("")
+            .to_owned();
         let text = resp.body_mut().read_to_string().unwrap_or_default();
-        let body = if sse {
-            // The last message of the stream is the response.
-            crate::transport::sse_messages(&text)
-                .into_iter()
-                .rfind(|m| m.get("result").is_some() || m.get("error").is_some())
-                .unwrap_or(Value::Null)
-        } else {
-            serde_json::from_str(&text).unwrap_or(Value::Null)
-        };
-        Ok(Exchange {
-            status: Some(status),
-            body,
-        })
+        Ok(Exchange::from_http(status, &content_type, &text))
     }
 
     fn learn(&mut self, msg: &Value, ex: &Exchange) {
-        if msg.get("method").and_then(Value::as_str) != Some("tools/list") {
-            return;
-        }
-        for t in ex
-            .body
-            .pointer("/result/tools")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let (Some(n), Some(s)) =
-                (t.get("name").and_then(Value::as_str), t.get("inputSchema"))
-            {
-                self.params.insert(n.to_owned(), ParamHeader::all_in(s));
+        if msg.get("method").and_then(Value::as_str) == Some("tools/list") {
+            if let Some(r) = ex.body.get("result") {
+                self.params.learn(r);
             }
         }
     }

@@ -3,7 +3,8 @@
 
 pub mod audit_wire;
 pub mod cors;
-pub mod headers;
+/// The header rules both ends share, from the core (the page uses them too).
+pub use mrtr_core::headers;
 pub mod http_front;
 pub mod lines;
 pub mod os;

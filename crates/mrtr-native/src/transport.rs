@@ -6,15 +6,13 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
 
-use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use crate::headers::{encode_value, ParamHeader};
+use crate::headers::Mirrored;
 use crate::lines::{self, Line, MAX_LINE};
 
 pub use mrtr_core::wire::sse_messages;
-use mrtr_core::wire::META_PROTOCOL_VERSION;
 
 /// How a request that got no answer in time is reported (the start of its error text).
 pub const TIMED_OUT: &str = "timed out";
@@ -54,7 +52,7 @@ pub struct HttpTransport {
     echo: bool,
     /// The `x-mcp-header` parameters of each tool, learnt from `tools/list` results as they
     /// pass: a call to such a tool mirrors them into `Mcp-Param-*` headers.
-    param_headers: HashMap<String, Vec<ParamHeader>>,
+    param_headers: Mirrored,
 }
 
 impl HttpTransport {
@@ -72,25 +70,7 @@ impl HttpTransport {
             url: url.to_owned(),
             bearer,
             echo,
-            param_headers: HashMap::new(),
-        }
-    }
-
-    /// Remembers which tools mirror parameters into headers.
-    fn learn_tools(&mut self, result: &Value) {
-        for tool in result
-            .get("tools")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let (Some(name), Some(schema)) = (
-                tool.get("name").and_then(Value::as_str),
-                tool.get("inputSchema"),
-            ) {
-                self.param_headers
-                    .insert(name.to_owned(), ParamHeader::all_in(schema));
-            }
+            param_headers: Mirrored::default(),
         }
     }
 
@@ -100,32 +80,8 @@ impl HttpTransport {
             .post(&self.url)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream");
-        if let Some(v) = msg
-            .pointer("/params/_meta")
-            .and_then(|m| m.get(META_PROTOCOL_VERSION))
-            .and_then(Value::as_str)
-        {
-            req = req.header("MCP-Protocol-Version", v);
-        }
-        if let Some(m) = msg.get("method").and_then(Value::as_str) {
-            req = req.header("Mcp-Method", m);
-            let key = if m == "resources/read" { "uri" } else { "name" };
-            if matches!(m, "tools/call" | "prompts/get" | "resources/read") {
-                if let Some(n) = msg
-                    .pointer(&format!("/params/{key}"))
-                    .and_then(Value::as_str)
-                {
-                    req = req.header("Mcp-Name", &encode_value(n));
-                    let mirrored = (m == "tools/call")
-                        .then(|| self.param_headers.get(n))
-                        .flatten();
-                    for p in mirrored.into_iter().flatten() {
-                        if let Some(v) = p.value_in(msg.pointer("/params/arguments")) {
-                            req = req.header(&p.name(), &encode_value(&v));
-                        }
-                    }
-                }
-            }
+        for (k, v) in self.param_headers.headers_for(msg) {
+            req = req.header(&k, &v);
         }
         if let Some(b) = &self.bearer {
             req = req.header("Authorization", &format!("Bearer {b}"));
@@ -178,7 +134,7 @@ impl Transport for HttpTransport {
         show(self.echo, "<--", &found);
         if msg.get("method").and_then(Value::as_str) == Some("tools/list") {
             if let Some(r) = found.get("result") {
-                self.learn_tools(r);
+                self.param_headers.learn(r);
             }
         }
         Ok(found)

@@ -1,5 +1,9 @@
 //! The header rules of Streamable HTTP that both ends share: the Base64 sentinel for values
-//! that are not plain ASCII, and the tool parameters mirrored into `Mcp-Param-*` headers.
+//! that are not plain ASCII, the tool parameters mirrored into `Mcp-Param-*` headers, and the
+//! headers a client derives from each message ([`Mirrored::headers_for`]), the one rule the
+//! native client, the audit's wire and the page all send by.
+
+use std::collections::BTreeMap;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -98,8 +102,87 @@ impl ParamHeader {
     }
 }
 
+/// The `x-mcp-header` parameters of each tool, learnt from `tools/list` results.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mirrored(BTreeMap<String, Vec<ParamHeader>>);
+
+impl Mirrored {
+    /// Remembers which tools mirror parameters into headers, from a `tools/list` result (the
+    /// response's `result`).
+    pub fn learn(&mut self, result: &Value) {
+        for tool in result
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(name), Some(schema)) = (
+                tool.get("name").and_then(Value::as_str),
+                tool.get("inputSchema"),
+            ) {
+                self.0.insert(name.to_owned(), ParamHeader::all_in(schema));
+            }
+        }
+    }
+
+    /// The MCP headers a POST of `msg` carries: `MCP-Protocol-Version` from its `_meta`,
+    /// `Mcp-Method`, `Mcp-Name` for a call, a prompt or a read, and a tool call's mirrored
+    /// `Mcp-Param-*`. (Not `Content-Type`, `Accept` or `Authorization`: the transport's.)
+    pub fn headers_for(&self, msg: &Value) -> Vec<(String, String)> {
+        let mut h = Vec::new();
+        if let Some(v) = msg
+            .pointer("/params/_meta")
+            .and_then(|m| m.get(crate::wire::META_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+        {
+            h.push(("MCP-Protocol-Version".into(), v.to_owned()));
+        }
+        let Some(m) = msg.get("method").and_then(Value::as_str) else {
+            return h;
+        };
+        h.push(("Mcp-Method".into(), m.to_owned()));
+        let key = if m == "resources/read" { "uri" } else { "name" };
+        if !matches!(m, "tools/call" | "prompts/get" | "resources/read") {
+            return h;
+        }
+        if let Some(n) = msg
+            .pointer(&format!("/params/{key}"))
+            .and_then(Value::as_str)
+        {
+            h.push(("Mcp-Name".into(), encode_value(n)));
+            let mirrored = (m == "tools/call").then(|| self.0.get(n)).flatten();
+            for p in mirrored.into_iter().flatten() {
+                if let Some(v) = p.value_in(msg.pointer("/params/arguments")) {
+                    h.push((p.name(), encode_value(&v)));
+                }
+            }
+        }
+        h
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_call_carries_its_method_name_version_and_mirrored_parameters() {
+        let mut m = Mirrored::default();
+        m.learn(&serde_json::json!({"tools": [{"name": "go", "inputSchema": {
+            "type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}}]}));
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "go", "arguments": {"region": "eu-1"},
+            "_meta": {(crate::wire::META_PROTOCOL_VERSION): "2026-07-28"}}});
+        let h = m.headers_for(&call);
+        let names: Vec<&str> = h.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region"]);
+        assert_eq!(h[3].1, "eu-1");
+        // A list names no tool, and an unknown tool mirrors nothing.
+        let list = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"name": "go"}});
+        assert_eq!(m.headers_for(&list), [("Mcp-Method".to_owned(), "tools/list".to_owned())]);
+        let other = serde_json::json!({"method": "tools/call", "params": {"name": "déjà", "arguments": {"region": "x"}}});
+        assert_eq!(m.headers_for(&other)[1], ("Mcp-Name".to_owned(), "=?base64?ZMOpasOg?=".to_owned()));
+        assert_eq!(m.headers_for(&other).len(), 2);
+    }
+
     use super::*;
 
     #[test]
