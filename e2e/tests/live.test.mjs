@@ -1,6 +1,7 @@
 // Try it on a real server: the page (one origin) calls real mrtr-server processes (other
 // ports) with the lab's client engine over fetch. The honest round trip against a server that
-// allows the page's origin; a sentence about CORS against one that does not.
+// allows the page's origin; a sentence about CORS against one that does not; the misuse moves;
+// the audit in the page, compared row by row with mrtr-audit's from the terminal.
 // The servers are target/debug/mrtr-server (CARGO_TARGET_DIR honoured), built here if missing
 // or stale: a no-op after `cargo test --workspace`, which `make test` runs before the e2e suite.
 import { test, before, after } from 'node:test';
@@ -42,7 +43,7 @@ async function mrtrServer(extra) {
 }
 
 before(async () => {
-  execFileSync('cargo', ['build', '-q', '-p', 'mrtr-native', '--bin', 'mrtr-server'], { cwd: root, stdio: 'inherit' });
+  execFileSync('cargo', ['build', '-q', '-p', 'mrtr-native', '--bin', 'mrtr-server', '--bin', 'mrtr-audit'], { cwd: root, stdio: 'inherit' });
   site = await serve();
   browser = await launch();
 });
@@ -188,5 +189,126 @@ test('live: the misuse moves against mrtr-server, each on a fresh ticket, each t
   const others = problems.filter((p) => ![url, single, broken].some((u) => p === `request outside ${BASE}: ${u}` || p === `HTTP 400: ${u}`)
     && !/^console error: Failed to load resource: the server responded with a status of 400/.test(p));
   assert.deepEqual(others, []);
+  await context.close();
+});
+
+/** The audit of `url` from the terminal (target/debug/mrtr-audit --json), as id → status. */
+function terminalAudit(url, args) {
+  let out;
+  try {
+    out = execFileSync(path.join(targetDir, 'debug', 'mrtr-audit'), [url, ...args, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    out = e.stdout; // exit code 1: a failing report, still printed
+  }
+  const report = JSON.parse(out);
+  return Object.fromEntries(report.rows.map((r) => [r.id, r.status]));
+}
+
+/** Runs the audit in the page and waits for its end; returns the card's rows as id → status
+ *  and the downloaded report. */
+async function pageAudit(page, whileRunning = async () => {}) {
+  await page.getByTestId('live-audit-start').click();
+  await whileRunning();
+  const done = page.getByTestId('live-audit-done');
+  await done.waitFor({ timeout: 120000 });
+  const rows = await page.locator('[data-testid=live-audit] [data-testid=audit-report] li[data-row]').evaluateAll(
+    (lis) => lis.map((li) => [li.dataset.row, [...li.classList].find((c) => ['pass', 'fail', 'skipped'].includes(c))]));
+  const href = await page.getByTestId('live-audit-download').getAttribute('href');
+  const report = JSON.parse(decodeURIComponent(href.slice(href.indexOf(',') + 1)));
+  return { card: Object.fromEntries(rows), report };
+}
+
+/** What the browser reports of the audit's requests to `urls`: refusals (4xx), a body over
+ *  the limit, and the browser's own network lines; anything else is a problem. */
+function auditNoise(problems, urls) {
+  return problems.filter((p) => !(urls.some((u) => p === `request outside ${BASE}: ${u}`
+      || /^HTTP 4\d\d: /.test(p) && p.endsWith(u)
+      || p.startsWith(`request failed: ${u} (net::`))
+    || /^console error: Failed to load resource: (the server responded with a status of 4\d\d|net::ERR_\w+)/.test(p)
+    || (p.startsWith('console error: Access to fetch at') && p.includes('has been blocked by CORS policy'))));
+}
+
+test('live: the audit in the page against mrtr-server passes every row the terminal passes, and its download is the report', async () => {
+  const url = await mrtrServer(['--cors-origin', site.origin, '--single-use', '--ttl', '2']);
+  const { page, context, problems } = await open(browser, site, { path: '#w=live' });
+  await waitForApp(page);
+  await fill(page, url, 'alice-token');
+  await page.getByTestId('live-other-token').fill('bob-token');
+  await page.getByTestId('live-audit-ttl').fill('3');
+  assert.match(await page.getByTestId('live-audit-command').textContent(),
+    new RegExp(`^mrtr-audit ${url} --tool 'deploy' --args '\\{"env":"staging"\\}' --token … --other-token … --expect-single-use --ttl-wait 3$`));
+  // Progress while it runs (rows done of rows planned, requests sent): the waits for expiry
+  // keep it on screen.
+  const { card, report } = await pageAudit(page, async () => {
+    await page.getByTestId('live-audit-status').filter({ hasText: /Row \d+ of \d+: .* · \d+ requests sent/ }).waitFor();
+    const planned = (await page.getByTestId('live-audit-status').textContent()).match(/ of (\d+):/)[1];
+    assert.equal(await page.locator('[data-testid=live-audit-status] progress').getAttribute('max'), planned);
+  });
+  assert.equal(report.schema, 'mrtr-audit/1');
+  assert.equal(report.target, url);
+  assert.equal(report.verdict.ok, true, JSON.stringify(report.rows.filter((r) => r.status !== 'pass')));
+  const fromFile = Object.fromEntries(report.rows.map((r) => [r.id, r.status]));
+  assert.deepEqual(card, fromFile, 'the card shows the downloaded report');
+  const terminal = terminalAudit(url, ['--token', 'alice-token', '--other-token', 'bob-token', '--tool', 'deploy',
+    '--args', '{"env":"staging"}', '--expect-single-use', '--ttl-wait', '3']);
+  assert.deepEqual(fromFile, terminal);
+  assert.equal(Object.values(fromFile).filter((s) => s !== 'pass').length, 0, JSON.stringify(fromFile));
+  assert.ok(!page.url().includes('alice-token') && !page.url().includes('bob-token'));
+  assert.deepEqual(auditNoise(problems, [url]), []);
+  await context.close();
+});
+
+test('live: against --unsafe-skip-check signature, the page fails exactly the rows the terminal fails', async () => {
+  const url = await mrtrServer(['--cors-origin', site.origin, '--single-use', '--unsafe-skip-check', 'signature']);
+  const { page, context, problems } = await open(browser, site, { path: '#w=live' });
+  await waitForApp(page);
+  await fill(page, url, 'alice-token');
+  await page.getByTestId('live-other-token').fill('bob-token');
+  const { card, report } = await pageAudit(page);
+  const terminal = terminalAudit(url, ['--token', 'alice-token', '--other-token', 'bob-token', '--tool', 'deploy',
+    '--args', '{"env":"staging"}', '--expect-single-use']);
+  assert.deepEqual(card, terminal);
+  const failed = Object.keys(card).filter((id) => card[id] === 'fail').sort();
+  assert.ok(failed.includes('field-edit'), failed.join(' '));
+  assert.equal(report.verdict.ok, false);
+  // The verdict says so, and each failing row links to the widget that teaches it.
+  assert.match(await page.locator('[data-testid=live-audit] [data-testid=audit-verdict]').textContent(), /^Fails/);
+  assert.ok(await page.locator('[data-testid=live-audit] li.fail[data-row=field-edit] a.see').count() === 1);
+  assert.deepEqual(auditNoise(problems, [url]), []);
+  await context.close();
+});
+
+test('live: the audit can be cancelled, and then sends nothing more', async () => {
+  const url = await mrtrServer(['--cors-origin', site.origin]);
+  const { page, context, problems } = await open(browser, site, { path: '#w=live' });
+  await waitForApp(page);
+  await fill(page, url, 'alice-token');
+  // A wait for expiry keeps it running long enough to cancel on any machine.
+  await page.getByTestId('live-audit-ttl').fill('30');
+  let sent = 0;
+  page.on('request', (r) => { if (r.url() === url) sent += 1; });
+  await page.getByTestId('live-audit-start').click();
+  await page.getByTestId('live-audit-status').filter({ hasText: /Row \d+ of/ }).waitFor();
+  await page.getByTestId('live-audit-cancel').click();
+  assert.match(await page.getByTestId('live-audit-cancelled').textContent(), /^Cancelled after \d+ of \d+ rows and \d+ requests: nothing more is sent\.$/);
+  const at = sent;
+  await page.waitForTimeout(1500);
+  assert.ok(sent <= at + 1, `${sent - at} requests after cancel`); // at most the one in flight
+  assert.equal(await page.getByTestId('live-audit-start').isEnabled(), true);
+  assert.deepEqual(auditNoise(problems, [url]), []);
+  await context.close();
+});
+
+test('live: an audit of a server without CORS says so, and what to do', async () => {
+  const url = await mrtrServer([]);
+  const { page, context, problems } = await open(browser, site, { path: '#w=live' });
+  await waitForApp(page);
+  await fill(page, url, 'alice-token');
+  await page.getByTestId('live-audit-start').click();
+  const error = page.locator('[data-testid=live-audit] [data-testid=live-audit-error]');
+  await error.waitFor();
+  const text = await error.textContent();
+  assert.ok(text.includes(`--cors-origin ${site.origin}`) && text.includes(`mrtr-audit ${url}`), text);
+  assert.deepEqual(browserNetworkReports(problems, url), []);
   await context.close();
 });

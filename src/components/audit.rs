@@ -91,7 +91,9 @@ pub fn AuditCard() -> impl IntoView {
     }
 }
 
-fn card(r: ReportView) -> impl IntoView {
+/// The report card: the verdict, then the failed rows open and linked to the widget that
+/// shows each misuse, the passed and skipped ones folded.
+pub(super) fn card(r: ReportView) -> impl IntoView {
     let ok = r.ok();
     let verdict = r.verdict();
     let group = |status: Status| -> Vec<RowView> {

@@ -11,14 +11,14 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::copy_text;
 use crate::state::live::{
-    headers, ticket_view, Mirrored, typed_value, Answers, Dir, Entry, FieldKind, Form, Phase, Question,
-    Reply, Session, TicketView, REPLICA_HEADER, TIMEOUT_MS,
+    headers, ticket_view, typed_value, Answers, Dir, Entry, FieldKind, Form, Mirrored, Phase,
+    Question, Reply, Session, TicketView, REPLICA_HEADER, TIMEOUT_MS,
 };
 use crate::state::live_moves::{Move, MoveRun, Verdict};
 use mrtr_world::checks::glyph;
 
 /// The page's origin, as a server's `--cors-origin` must name it.
-fn page_origin() -> String {
+pub(super) fn page_origin() -> String {
     window().location().origin().unwrap_or_default()
 }
 
@@ -123,6 +123,7 @@ pub fn LiveServer() -> impl IntoView {
             }))}
             {move || session.with(|s| s.as_ref().map(|s| wire_log(&s.log)))}
             <LiveMoves form=form/>
+            <super::live_audit::LiveAuditPanel form=form/>
         </div>
     }
 }
@@ -161,7 +162,12 @@ fn LiveMoves(form: RwSignal<Form>) -> impl IntoView {
             let mut req = first;
             loop {
                 let msg: Value = serde_json::from_str(&req.bytes).unwrap_or_default();
-                let reply = post(&url, &req.bytes, headers(&msg, &req.token, &Mirrored::default())).await;
+                let reply = post(
+                    &url,
+                    &req.bytes,
+                    headers(&msg, &req.token, &Mirrored::default()),
+                )
+                .await;
                 let next = runs
                     .try_update(|r| r[i].as_mut().and_then(|run| run.on_reply(reply)))
                     .flatten();
@@ -202,7 +208,7 @@ fn LiveMoves(form: RwSignal<Form>) -> impl IntoView {
 /// The lesson's "break it" exercise against a real server, in steps, with the commands that
 /// start the lab's server for this page's origin (run from this project's folder).
 fn break_it(origin: &str) -> impl IntoView {
-    let start = format!("cargo run -p mrtr-native --bin mrtr-server -- --http 127.0.0.1:8380 --cors-origin {origin}");
+    let start = format!("cargo run -p mrtr-native --bin mrtr-server -- --http 127.0.0.1:8380 --single-use --cors-origin {origin}");
     let broken = format!("{start} --unsafe-skip-check signature");
     let command = move |text: String, testid: &'static str| {
         let status = RwSignal::new(String::new());
@@ -215,13 +221,14 @@ fn break_it(origin: &str) -> impl IntoView {
     };
     view! {
         <details class="live-break" data-testid="live-break">
-            <summary>"Break it yourself, in four steps"</summary>
+            <summary>"Break it yourself, in five steps"</summary>
             <ol>
                 <li>"In a terminal, in this project's folder, start the lab's server so that this page may call it:"{command(start, "live-start")}</li>
                 <li>"Connect and call above, answer its question, and watch the retry carry the ticket back byte for byte."</li>
                 <li>"Make the moves below: a server that holds refuses every edited or stolen ticket."</li>
                 <li>"Stop the server (Ctrl-C) and start it again with its signature check turned off:"{command(broken, "live-broken")}
                     "Then make \u{201c}The ticket's readable part edited, its signature kept\u{201d} again: the server now does the work: with its signature check off, nothing it checks notices this edit."</li>
+                <li>"Run the audit below against the broken server: it fails the rows the signature check guards, the same rows mrtr-audit fails from a terminal."</li>
             </ol>
         </details>
     }
@@ -482,7 +489,7 @@ fn wire_log(log: &[Entry]) -> impl IntoView {
 
 /// One POST, bounded by [`TIMEOUT_MS`]. A refused read is told apart from no server at all
 /// by a second request the page may not read (`no-cors`, no token, no body).
-async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
+pub(super) async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
     let init = web_sys::RequestInit::new();
     init.set_method("POST");
     init.set_mode(web_sys::RequestMode::Cors);

@@ -16,6 +16,7 @@ pub mod inspector;
 /// The "break it" knobs of the replicas, and the bench's.
 pub mod knobs;
 pub mod live;
+mod live_audit;
 pub mod lms;
 /// The notes on what could not be used from the link or query.
 pub mod notes;
@@ -57,6 +58,14 @@ pub fn from_next_task() -> leptos::prelude::ReadSignal<bool> {
         std::time::Duration::ZERO,
     );
     ready
+}
+
+/// A `data:` URL of `text` as `media`, for a download link made without a Blob.
+pub fn data_url(media: &str, text: &str) -> String {
+    format!(
+        "data:{media};charset=utf-8,{}",
+        percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
+    )
 }
 
 /// Copies `text` to the clipboard and says how it went in `status` (`done` on success). Not

@@ -1,17 +1,10 @@
 use leptos::prelude::*;
 use mrtr_world::raw::{legacy, modern, Lane, TranscriptPhase};
 
-use super::copy_text;
 use super::page_link::{use_link, EditLink};
+use super::{copy_text, data_url};
 use crate::state::json_view::one_line;
 use crate::state::link::{LinkStoreFields, Widget};
-
-fn data_url(text: &str) -> String {
-    format!(
-        "data:application/x-ndjson;charset=utf-8,{}",
-        percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
-    )
-}
 
 /// The lab's raw transcripts, side by side: both eras, same handler, every line real.
 #[component]
@@ -87,8 +80,8 @@ pub fn RunItRaw() -> impl IntoView {
                         copy_text(format!("=== {} ===\n{}\n=== {} ===\n{}", m.title, m.text(), l.title, l.text()), "Copied both transcripts.", status);
                     }>"Copy transcripts"</button>
                     <span class="download">"Download as JSON lines: "
-                        <a class="button" data-testid="raw-download-modern" download="mrtr-modern.jsonl" href=move || data_url(&lanes.get().0.jsonl())>"2026 lane"</a>" "
-                        <a class="button" download="mrtr-legacy.jsonl" href=move || data_url(&lanes.get().1.jsonl())>"legacy lane"</a>
+                        <a class="button" data-testid="raw-download-modern" download="mrtr-modern.jsonl" href=move || data_url("application/x-ndjson", &lanes.get().0.jsonl())>"2026 lane"</a>" "
+                        <a class="button" download="mrtr-legacy.jsonl" href=move || data_url("application/x-ndjson", &lanes.get().1.jsonl())>"legacy lane"</a>
                     </span>
                 </div>
             </details>

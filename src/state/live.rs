@@ -81,7 +81,10 @@ pub fn origin_of(url: &str) -> Option<String> {
 pub fn headers(msg: &Value, token: &str, mirrored: &Mirrored) -> Vec<(String, String)> {
     let mut h = vec![
         ("Content-Type".to_owned(), "application/json".to_owned()),
-        ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
+        (
+            "Accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
     ];
     h.extend(mirrored.headers_for(msg));
     let token = token.trim();

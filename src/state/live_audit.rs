@@ -17,13 +17,23 @@ use super::audit_report::{self, ReportView};
 use super::live::{headers, read, Failure, Form, Mirrored, Reply, TIMEOUT_MS};
 
 /// What the reader chose for the audit, beside the call's form.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AuditForm {
     /// The server claims single use: run the repeat, launder and race rows.
     pub single_use: bool,
     /// Seconds to wait to test expiry (longer than the server's ticket lifetime), as typed;
     /// empty to skip the expiry rows.
     pub ttl_wait: String,
+}
+
+impl Default for AuditForm {
+    /// Single use on: the page's commands start mrtr-server with `--single-use`.
+    fn default() -> AuditForm {
+        AuditForm {
+            single_use: true,
+            ttl_wait: String::new(),
+        }
+    }
 }
 
 impl AuditForm {
@@ -161,7 +171,10 @@ impl LiveAudit {
             ),
             headers: vec![
                 ("Content-Type".into(), "application/json".into()),
-                ("Accept".into(), "application/json, text/event-stream".into()),
+                (
+                    "Accept".into(),
+                    "application/json, text/event-stream".into(),
+                ),
                 ("Mcp-Method".into(), "tools/list".into()),
             ],
         }
@@ -271,10 +284,9 @@ impl LiveAudit {
 /// The progress in words: "Row 5 of 27: … · 312 requests sent".
 pub fn progress_words(p: &Progress) -> String {
     match p.row {
-        None if p.rows_done == 0 => format!(
-            "Looking for the tool… · {} request(s) sent",
-            p.requests
-        ),
+        None if p.rows_done == 0 => {
+            format!("Looking for the tool… · {} request(s) sent", p.requests)
+        }
         None => format!("All {} rows done · {} requests sent", p.rows, p.requests),
         Some(row) => format!(
             "Row {} of {}: {} · {} requests sent",
@@ -353,7 +365,10 @@ mod tests {
         assert_eq!(json, cli.to_json(&form.url).to_string());
         assert_eq!(card.rows.len(), ROWS.len());
         for (row, cli_row) in card.rows.iter().zip(&cli.rows) {
-            assert_eq!((row.id.as_str(), row.status), (cli_row.row.id, cli_row.status));
+            assert_eq!(
+                (row.id.as_str(), row.status),
+                (cli_row.row.id, cli_row.status)
+            );
         }
         assert_eq!(card.count(Status::Fail), 0, "{json}");
     }
@@ -394,7 +409,10 @@ mod tests {
         let Ended::Failed(why) = a.end(result, "http://127.0.0.1:8000") else {
             panic!()
         };
-        assert!(why.contains("not JSON") && why.contains("MCP endpoint"), "{why}");
+        assert!(
+            why.contains("not JSON") && why.contains("MCP endpoint"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -9,10 +9,10 @@
 
 pub mod expect;
 pub mod file;
+mod port;
 pub mod rows;
 pub mod sim;
 pub mod variants;
-mod port;
 
 use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{AgreeableHost, Client, Step};
@@ -629,13 +629,16 @@ impl Auditor {
         let mut baseline_ok = true;
         for (i, row) in ROWS.iter().enumerate() {
             let before = self.requests;
-            self.port.say(format!("[{}/{}] {}", i + 1, ROWS.len(), row.title));
+            self.port
+                .say(format!("[{}/{}] {}", i + 1, ROWS.len(), row.title));
             self.port.progress(|p| {
                 p.rows_done = i;
                 p.row = Some(row);
             });
             let (status, evidence, sent, got) = if !baseline_ok {
-                skipped("the honest retry does not complete, so no refusal can be told from a failure")
+                skipped(
+                    "the honest retry does not complete, so no refusal can be told from a failure",
+                )
             } else {
                 self.run(row).await?
             };
@@ -687,7 +690,13 @@ impl Auditor {
 
     async fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, AuditError> {
         self.requests += 1;
-        match self.ask(Need::Send { msg: msg.clone(), who }).await {
+        match self
+            .ask(Need::Send {
+                msg: msg.clone(),
+                who,
+            })
+            .await
+        {
             Answer::Sent(r) => r.map_err(AuditError::Connection),
             other => Err(other.mismatch("Send")),
         }
@@ -772,7 +781,11 @@ impl Auditor {
         self.mint_call(params, who).await
     }
 
-    async fn mint_call(&mut self, params: Value, who: Who) -> Result<Result<Minted, Judged>, AuditError> {
+    async fn mint_call(
+        &mut self,
+        params: Value,
+        who: Who,
+    ) -> Result<Result<Minted, Judged>, AuditError> {
         let (mut call, first) = self.client.begin("tools/call", params);
         let ex = self.send(&first, who).await?;
         let Reply::Asked(Some(ticket)) = Reply::of(&ex) else {
@@ -1015,7 +1028,8 @@ impl Auditor {
             msg,
             Who::Caller,
             &format!("the honest retry {wait} s later"),
-        ).await
+        )
+        .await
     }
 
     /// Whether answering ever extends a ticket's life, over `--ttl-wait`.
@@ -1197,7 +1211,8 @@ impl Auditor {
             ));
         }
         let again = self.with_id(&m.retry);
-        self.refused(again, Who::Caller, "the same retry a second time (new id)").await
+        self.refused(again, Who::Caller, "the same retry a second time (new id)")
+            .await
     }
 
     /// Halfway through the ticket's life, answers every question with a result of another
@@ -1315,7 +1330,13 @@ impl Auditor {
     async fn race(&mut self, m: &Minted) -> Result<Judged, AuditError> {
         let msgs: Vec<Value> = (0..RACE_WIDTH).map(|_| self.with_id(&m.retry)).collect();
         self.requests += msgs.len();
-        let r = match self.ask(Need::Race { msgs: msgs.clone(), who: Who::Caller }).await {
+        let r = match self
+            .ask(Need::Race {
+                msgs: msgs.clone(),
+                who: Who::Caller,
+            })
+            .await
+        {
             Answer::Raced(r) => r,
             other => return Err(other.mismatch("Race")),
         };
@@ -1374,15 +1395,20 @@ impl Auditor {
         };
         for (name, schema) in others {
             let args = arguments_for(&schema);
-            match self.mint_call(json!({"name": name, "arguments": args}), Who::Caller).await? {
+            match self
+                .mint_call(json!({"name": name, "arguments": args}), Who::Caller)
+                .await?
+            {
                 Ok(other) => {
                     let mut msg = self.with_id(&other.retry);
                     msg["params"]["requestState"] = json!(m.ticket);
-                    return self.refused(
-                        msg,
-                        Who::Caller,
-                        &format!("{name}'s retry carrying the {} ticket", self.tool),
-                    ).await;
+                    return self
+                        .refused(
+                            msg,
+                            Who::Caller,
+                            &format!("{name}'s retry carrying the {} ticket", self.tool),
+                        )
+                        .await;
                 }
                 Err(_) => continue,
             }
@@ -1551,7 +1577,10 @@ mod step_by_step {
             };
         };
         let p = run.progress();
-        assert_eq!((p.rows_done, p.requests, p.row), (ROWS.len(), report.requests, None));
+        assert_eq!(
+            (p.rows_done, p.requests, p.row),
+            (ROWS.len(), report.requests, None)
+        );
         assert_eq!(p.tool.as_deref(), Some(report.tool.as_str()));
         assert_eq!(report.requests, sent);
     }

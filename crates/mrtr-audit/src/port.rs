@@ -96,7 +96,11 @@ impl<T> Run<T> {
 
     /// Runs it until it ends (`Some`) or waits on its port (`None`).
     pub fn poll(&mut self) -> Option<T> {
-        match self.0.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        match self
+            .0
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
             Poll::Ready(t) => Some(t),
             Poll::Pending => None,
         }

@@ -173,13 +173,27 @@ mod tests {
             "_meta": {(crate::wire::META_PROTOCOL_VERSION): "2026-07-28"}}});
         let h = m.headers_for(&call);
         let names: Vec<&str> = h.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(names, ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region"]);
+        assert_eq!(
+            names,
+            [
+                "MCP-Protocol-Version",
+                "Mcp-Method",
+                "Mcp-Name",
+                "Mcp-Param-Region"
+            ]
+        );
         assert_eq!(h[3].1, "eu-1");
         // A list names no tool, and an unknown tool mirrors nothing.
         let list = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"name": "go"}});
-        assert_eq!(m.headers_for(&list), [("Mcp-Method".to_owned(), "tools/list".to_owned())]);
+        assert_eq!(
+            m.headers_for(&list),
+            [("Mcp-Method".to_owned(), "tools/list".to_owned())]
+        );
         let other = serde_json::json!({"method": "tools/call", "params": {"name": "déjà", "arguments": {"region": "x"}}});
-        assert_eq!(m.headers_for(&other)[1], ("Mcp-Name".to_owned(), "=?base64?ZMOpasOg?=".to_owned()));
+        assert_eq!(
+            m.headers_for(&other)[1],
+            ("Mcp-Name".to_owned(), "=?base64?ZMOpasOg?=".to_owned())
+        );
         assert_eq!(m.headers_for(&other).len(), 2);
     }
 

@@ -6,7 +6,6 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
 
-
 use serde_json::{json, Value};
 
 use crate::headers::Mirrored;
