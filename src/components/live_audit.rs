@@ -143,6 +143,9 @@ async fn drive(
 ) {
     let started = js_sys::Date::now();
     let current = move || generation.try_get_untracked() == Some(gen);
+    // The progress is drawn at most every 100 ms and at each new row, not at each of the
+    // hundreds of requests: redrawing it is a cost per request the terminal does not pay.
+    let (mut drawn_at, mut drawn_row) = (f64::MIN, usize::MAX);
     loop {
         if !current() {
             return;
@@ -160,7 +163,11 @@ async fn drive(
                 return;
             }
             Turn::Need(need) => {
-                let _ = stage.try_set(Stage::Running(progress));
+                let now = js_sys::Date::now();
+                if now - drawn_at >= 100.0 || progress.rows_done != drawn_row {
+                    (drawn_at, drawn_row) = (now, progress.rows_done);
+                    let _ = stage.try_set(Stage::Running(progress));
+                }
                 let answer = serve(&mut audit, need).await;
                 if !current() {
                     return;
