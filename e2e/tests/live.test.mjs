@@ -312,3 +312,60 @@ test('live: an audit of a server without CORS says so, and what to do', async ()
   assert.deepEqual(browserNetworkReports(problems, url), []);
   await context.close();
 });
+
+/** A server that allows the page's origin (CORS) and answers each path as it is told: the
+ *  failures a reader's own server can have, one per path. `slow` never answers. */
+async function oddServer(origin) {
+  const http = await import('node:http');
+  const cors = { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Headers': '*', 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Private-Network': 'true' };
+  const rpc = (id, result) => JSON.stringify({ jsonrpc: '2.0', id, result });
+  const server = http.createServer((req, res) => {
+    if (req.method === 'OPTIONS') { res.writeHead(204, cors); res.end(); return; }
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => {
+      const id = JSON.parse(body || '{}').id ?? null;
+      const send = (status, type, text) => { res.writeHead(status, { ...cors, 'Content-Type': type }); res.end(text); };
+      switch (req.url) {
+        case '/html': return send(200, 'text/html', '<!doctype html><title>A blog</title><p>Hello');
+        case '/legacy': return send(400, 'application/json', JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: No valid session ID provided' } }));
+        case '/never-asks': return send(200, 'application/json', rpc(id, { content: [{ type: 'text', text: 'done at once' }] }));
+        case '/big-ticket': return send(200, 'application/json', rpc(id, { resultType: 'input_required', requestState: 'v1.' + 'A'.repeat(70000),
+          inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } } }));
+        case '/slow': return; // never answers
+        default: return send(404, 'text/plain', 'no such path');
+      }
+    });
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  servers.push({ kill: () => { server.closeAllConnections(); server.close(); } });
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+test('live: each way a server can fail gets its own sentence, and the form is kept', async () => {
+  const base = await oddServer(site.origin);
+  const { page, context, problems } = await open(browser, site, { path: '#w=live' });
+  await waitForApp(page);
+  const said = async (p) => {
+    await fill(page, base + p, 'carol-token');
+    await page.getByTestId('live-connect').click();
+    const line = page.getByTestId('live-error').or(page.getByTestId('live-result'));
+    await line.waitFor({ timeout: 20000 });
+    const text = await line.textContent();
+    assert.equal(await page.getByTestId('live-url').inputValue(), base + p, 'the URL typed is kept');
+    assert.equal(await page.getByTestId('live-token').inputValue(), 'carol-token', 'the token typed is kept');
+    return text;
+  };
+  assert.match(await said('/html'), /HTTP 200, but the body is not JSON .*is .*\/html the MCP endpoint/);
+  assert.match(await said('/legacy'), /speaks only MCP 2025-11-25 .*Upgrade its SDK/);
+  assert.match(await said('/never-asks'), /answered at once, without asking for input: this tool never sends input_required.*It said: done at once/);
+  assert.match(await said('/big-ticket'), /ticket is 70003 bytes, over the \d+-byte limit/);
+  assert.match(await said('/slow'), /No answer within 10 s, so the request was abandoned/);
+  assert.ok(!page.url().includes('carol-token'));
+  // Chromium reports the refused legacy call (400) and the abandoned one itself.
+  const left = problems.filter((p) => !p.startsWith(`request outside ${BASE}: ${base}`) && !p.startsWith(`HTTP 400: ${base}`)
+    && !p.startsWith(`request failed: ${base}/slow (net::ERR_ABORTED)`)
+    && !/^console error: Failed to load resource: the server responded with a status of 400/.test(p));
+  assert.deepEqual(left, []);
+  await context.close();
+});
