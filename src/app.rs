@@ -11,7 +11,9 @@ use reactive_stores::Store;
 use wasm_bindgen::JsCast;
 
 use crate::components::lms;
-use crate::components::page_link::{location_hash, location_search, page_link, scroll_to};
+use crate::components::page_link::{
+    location_hash, location_search, open_fold, page_link, scroll_to,
+};
 use crate::components::theme::ThemeToggle;
 use crate::components::{
     elements, AttackBench, AuditCard, EmbedDocs, LaterParts, LinkNotes, LiveServer, Quiz,
@@ -120,6 +122,7 @@ fn App(query: Query) -> impl IntoView {
         Some(w) => {
             // One widget alone (index.html hid the rest before the first paint).
             wanted.set(whole);
+            open_fold(w);
             embed_glossary(w);
             post_height(w);
         }

@@ -109,9 +109,21 @@ impl EditLink for Store<Link> {
     }
 }
 
-/// Brings a widget into view.
+/// Brings a widget into view, its section's fold opened (a link to a folded section means
+/// its contents).
 pub fn scroll_to(w: Widget) {
+    open_fold(w);
     if let Some(el) = document().get_element_by_id(w.id()) {
         el.scroll_into_view();
+    }
+}
+
+/// Opens the fold a widget's section is folded in (`<details class="fold">`), if any.
+pub fn open_fold(w: Widget) {
+    if let Some(Ok(Some(fold))) = document()
+        .get_element_by_id(w.id())
+        .map(|el| el.query_selector(":scope > details.fold"))
+    {
+        let _ = fold.set_attribute("open", "");
     }
 }

@@ -9,8 +9,8 @@ use mrtr_audit::{Failed, ReadError, ReportFile, Row, Status, SCHEMA};
 
 /// The sample report, a file beside the page (`assets/audit-sample.json`): the audit of the
 /// lab's server with the naive preset, made natively by [`sample`] and checked by a test to
-/// be exactly what the audit says today. (Running the audit in the page would ship the whole
-/// audit engine in its wasm.)
+/// be exactly what the audit says today. (The page can run the engine, against a real server
+/// in "Try it on a real server"; the sample stays a file, the exact report that test checks.)
 pub const SAMPLE_FILE: &str = "audit-sample.json";
 
 /// One row of the report, as the card shows it.
