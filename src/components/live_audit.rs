@@ -3,7 +3,7 @@
 //! is the engine's.
 
 use leptos::prelude::*;
-use mrtr_audit::{Answer, Need, Progress, Turn};
+use mrtr_audit::{max_requests, Answer, Need, Progress, Turn, ROWS};
 use wasm_bindgen_futures::JsFuture;
 
 use super::audit::card;
@@ -67,7 +67,7 @@ pub fn LiveAuditPanel(form: RwSignal<Form>) -> impl IntoView {
     view! {
         <section class="live-audit" aria-labelledby="live-audit-h" data-testid="live-audit">
             <h3 id="live-audit-h">"Audit it"</h3>
-            <p class="hint">"The audit tries every misuse the lab knows against the server above (the tool, arguments and tokens of the form), a fresh ticket for each, and reads each answer. It is the engine of mrtr-audit, the terminal's auditor, run here over fetch: several hundred requests, a few seconds on a server on this machine."</p>
+            <p class="hint">{format!("The audit tries every misuse the lab knows against the server above (the tool, arguments and tokens of the form), a fresh ticket for each, and reads each answer. It is the engine of mrtr-audit, the terminal's auditor, run here over fetch: {} rows, at most {} requests.", ROWS.len(), max_requests())}</p>
             <div class="live-audit-options">
                 <label class="live-field check">
                     <input type="checkbox" data-testid="live-audit-single-use"

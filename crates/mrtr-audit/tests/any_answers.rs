@@ -23,11 +23,17 @@ fn body(n: u32, need: &Need) -> Value {
         0 => Value::Null,
         1 => json!({}),
         2 => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "no"}}),
-        3 => json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": format!("v1.{n}"),
-            "inputRequests": {"q": {"method": "elicitation/create", "params": {"mode": "form", "message": "?", "requestedSchema": {"type": "object"}}}}}}),
+        3 => {
+            json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": format!("v1.{n}"),
+            "inputRequests": {"q": {"method": "elicitation/create", "params": {"mode": "form", "message": "?", "requestedSchema": {"type": "object"}}}}}})
+        }
         4 => json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}),
-        5 => json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": "t", "inputSchema": {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}}, {"name": 7}]}}),
-        6 => json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": n, "inputRequests": []}}),
+        5 => {
+            json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": "t", "inputSchema": {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}}, {"name": 7}]}})
+        }
+        6 => {
+            json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": n, "inputRequests": []}})
+        }
         7 => json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "surprise"}}),
         _ => json!([1, 2, {"id": id}]),
     }
@@ -39,9 +45,21 @@ fn answer(pick: &Pick, need: &Need, wire: &mut SimWire) -> Answer {
         // The honest simulated server, most of the time, so the audit gets deep into its rows.
         0..=3 => serve(wire, need.clone()),
         4 => match need {
-            Need::Send { .. } => Answer::Sent(Ok(Exchange { status: Some(200 + (n % 400) as u16), body: body(*n, need) })),
-            Need::Race { msgs, .. } => Answer::Raced(Some(Ok(msgs.iter().map(|_| Exchange { status: Some(200), body: body(*n, need) }).collect()))),
-            Need::OversizeBody { .. } => Answer::Oversize(Some(Ok(Exchange { status: None, body: body(*n, need) }))),
+            Need::Send { .. } => Answer::Sent(Ok(Exchange {
+                status: Some(200 + (n % 400) as u16),
+                body: body(*n, need),
+            })),
+            Need::Race { msgs, .. } => Answer::Raced(Some(Ok(msgs
+                .iter()
+                .map(|_| Exchange {
+                    status: Some(200),
+                    body: body(*n, need),
+                })
+                .collect()))),
+            Need::OversizeBody { .. } => Answer::Oversize(Some(Ok(Exchange {
+                status: None,
+                body: body(*n, need),
+            }))),
             Need::Clock => Answer::Clock(u64::from(*n)),
             Need::Wait { .. } => Answer::Waited,
         },
