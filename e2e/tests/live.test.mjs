@@ -10,7 +10,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
-import { serve, launch, open, waitForApp, BASE } from '../lib/harness.mjs';
+import { serve, launch, open, waitForApp, waitForLater, BASE } from '../lib/harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const targetDir = process.env.CARGO_TARGET_DIR ?? path.join(root, 'target');
@@ -367,5 +367,23 @@ test('live: each way a server can fail gets its own sentence, and the form is ke
     && !p.startsWith(`request failed: ${base}/slow (net::ERR_ABORTED)`)
     && !/^console error: Failed to load resource: the server responded with a status of 400/.test(p));
   assert.deepEqual(left, []);
+  await context.close();
+});
+
+test('live: the section is folded on the page, and opened by a link to it and in its embed', async () => {
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  assert.equal(await page.getByTestId('live-fold').getAttribute('open'), null);
+  assert.equal(await page.getByTestId('audit-fold').getAttribute('open'), null);
+  // "Audit your server" points to the in-page audit: the link opens the fold it lands in.
+  await page.locator('[data-testid=audit-fold] > summary').click();
+  await page.locator('[data-testid=audit] a[href="#w=live"]').click();
+  await page.getByTestId('live-url').waitFor({ state: 'visible' });
+  assert.notEqual(await page.getByTestId('live-fold').getAttribute('open'), null);
+  const embed = await open(browser, site, { path: '?embed=live' });
+  await waitForLater(embed.page);
+  await embed.page.getByTestId('live-audit-start').waitFor({ state: 'visible' });
+  assert.deepEqual([...problems, ...embed.problems], []);
+  await embed.context.close();
   await context.close();
 });
