@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { serve, launch, open, waitForApp, waitForLater, BASE } from '../lib/harness.mjs';
+import { axeViolations } from '../lib/axe.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const targetDir = process.env.CARGO_TARGET_DIR ?? path.join(root, 'target');
@@ -274,6 +275,11 @@ test('live: against --unsafe-skip-check signature, the page fails exactly the ro
   // The verdict says so, and each failing row links to the widget that teaches it.
   assert.match(await page.locator('[data-testid=live-audit] [data-testid=audit-verdict]').textContent(), /^Fails/);
   assert.ok(await page.locator('[data-testid=live-audit] li.fail[data-row=field-edit] a.see').count() === 1);
+  // The section with its report card, in both themes, passes axe.
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme);
+    assert.deepEqual(await axeViolations(page, '#live'), [], theme);
+  }
   assert.deepEqual(auditNoise(problems, [url]), []);
   await context.close();
 });
