@@ -270,6 +270,8 @@ test('live: against --unsafe-skip-check signature, the page fails exactly the ro
     '--args', '{"env":"staging"}', '--expect-single-use']);
   assert.deepEqual(card, terminal);
   const failed = Object.keys(card).filter((id) => card[id] === 'fail').sort();
+  // Exactly the rows the signature check guards (each row names its guard in the report).
+  assert.deepEqual(failed, report.rows.filter((r) => r.guard === 'signature').map((r) => r.id).sort());
   assert.ok(failed.includes('field-edit'), failed.join(' '));
   assert.equal(report.verdict.ok, false);
   // The verdict says so, and each failing row links to the widget that teaches it.
