@@ -208,7 +208,7 @@ fn rpc_hint(code: i64) -> &'static str {
     match code {
         -32601 => "The server has no such method: check the URL is an MCP server's.",
         -32602 => "Check the tool's name and arguments.",
-        -32020 => "The headers and the body disagree (a proxy rewriting headers?).",
+        -32020 => "The headers and the body disagree: a proxy rewriting headers, or an argument the tool wants mirrored into an Mcp-Param header, which this round trip does not send (the audit below does: it learns them from tools/list).",
         -32021 => "The server needs a capability this client did not declare.",
         _ => "Nothing more to do from here: the server has said no.",
     }

@@ -308,6 +308,7 @@ mod tests {
     use super::*;
     use mrtr_audit::{sim::SimWire, Answer, Status, ROWS};
     use mrtr_core::checks::CheckPolicy;
+    use serde_json::json;
 
     fn answer(body: Value) -> Reply {
         Reply::Answer {
@@ -413,6 +414,27 @@ mod tests {
             why.contains("not JSON") && why.contains("MCP endpoint"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_tools_mirrored_arguments_go_in_headers_once_the_list_is_read() {
+        let (mut a, turn) = LiveAudit::start(&Form::default(), &AuditForm::default()).unwrap();
+        let Turn::Need(Need::Send { msg: list, .. }) = turn else {
+            panic!()
+        };
+        let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "deploy", "arguments": {"env": "staging", "region": "eu-1"}}});
+        let mirrored = |a: &LiveAudit| {
+            a.post(&call, Who::Caller)
+                .headers
+                .iter()
+                .any(|(k, v)| k == "Mcp-Param-Region" && v == "eu-1")
+        };
+        assert!(!mirrored(&a));
+        let tools = json!({"jsonrpc": "2.0", "id": list["id"], "result": {"tools": [{"name": "deploy",
+            "inputSchema": {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}}]}});
+        a.exchange(&list, answer(tools)).unwrap();
+        assert!(mirrored(&a));
     }
 
     #[test]
