@@ -51,7 +51,7 @@ cluster-stop:
 	scripts/cluster.sh stop
 
 ## Interop with real peers: conformance suite, TypeScript and Python SDKs (installs them into .cache/peers).
-interop: setup
+interop: setup dist
 	scripts/interop.sh
 
 ## Figures, not tests: the page (Lighthouse, size, long tasks, monkey), then ticket round trips

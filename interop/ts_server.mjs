@@ -1,5 +1,6 @@
 // A TypeScript SDK v2 server with the lesson's deploy tool, signed requestState (the SDK's
-// codec): stdio by default, or Streamable HTTP with `http PORT`.
+// codec): stdio by default, or Streamable HTTP with `http PORT` (add `--cors-origin ORIGIN` to
+// let a web page on ORIGIN call it: an Express app with the cors middleware).
 import http from 'node:http';
 import { McpServer, createMcpHandler, inputRequired, acceptedContent, createRequestStateCodec } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -29,7 +30,7 @@ function factory() {
 if (process.argv[2] === 'http') {
   const port = Number(process.argv[3] ?? 0);
   const handler = createMcpHandler(factory, { onerror: (e) => console.error('[ts-server]', e?.message ?? e) });
-  const srv = http.createServer(async (req, res) => {
+  const serve = async (req, res) => {
     const chunks = [];
     for await (const c of req) chunks.push(c);
     const r = await handler.fetch(new Request(`http://127.0.0.1${req.url}`, {
@@ -37,8 +38,22 @@ if (process.argv[2] === 'http') {
     res.writeHead(r.status, Object.fromEntries(r.headers));
     if (r.body) for await (const c of r.body) res.write(c);
     res.end();
-  });
-  srv.listen(port, '127.0.0.1', () => console.error(`listening on http://127.0.0.1:${srv.address().port}/mcp`));
+  };
+  const listening = (srv) => () => console.error(`listening on http://127.0.0.1:${srv.address().port}/mcp`);
+  if (process.argv[4] === '--cors-origin') {
+    // Callable from a web page on that origin, with the line MRTR Lab's page gives for an
+    // Express app: the cors middleware before the MCP route.
+    const { default: express } = await import('express');
+    const { default: cors } = await import('cors');
+    const origin = process.argv[5];
+    const app = express();
+    app.use(cors({ origin, exposedHeaders: ['Mrtr-Replica'] }));
+    app.all('/mcp', serve);
+    const srv = app.listen(port, '127.0.0.1', () => listening(srv)());
+  } else {
+    const srv = http.createServer(serve);
+    srv.listen(port, '127.0.0.1', listening(srv));
+  }
 } else {
   serveStdio(factory, { onerror: (e) => console.error('[ts-server]', e?.message ?? e) });
 }

@@ -167,6 +167,13 @@ for bind in none docs full; do
   flags=""; [ "$bind" = full ] && flags="--expect-single-use"
   audit "rmcp-bind-$bind" "$flags" "$RMCP/rmcp-deploy-server" --http "127.0.0.1:@PORT@" --bind "$bind" --key-hex "$KEY" --ttl 2
 done
+# The audit in the page (Chromium, the release build in dist/) against the SDK servers made
+# callable from a page with the CORS line the page's sentence gives for each (Express's cors
+# middleware, Starlette's CORSMiddleware): the same rows as mrtr-audit's from a terminal.
+row "the audit in the page -> TS SDK server with the page's CORS line (Express + cors): the same rows as mrtr-audit's" "the same 25 rows" \
+  node e2e/interop-live.mjs "$BIN/mrtr-audit" "" node "$PEERS/ts/ts_server.mjs" http @PORT@ --cors-origin @ORIGIN@
+row "the audit in the page -> Python SDK server with the page's CORS line (CORSMiddleware): the same rows as mrtr-audit's" "the same 25 rows" \
+  node e2e/interop-live.mjs "$BIN/mrtr-audit" "" "$PY" interop/py_server.py http @PORT@ --cors-origin @ORIGIN@
 echo; echo "mrtr-audit, one column per server:"
 "$BIN/mrtr-audit" --expect interop/audit-expected.json "${REPORTS[@]}" | tee "$AUD/table.txt"
 row "mrtr-audit: verdicts as expected for mrtr-server, each --unsafe-skip-check, the TS and Python SDK examples, the rmcp server at each --bind" "" \

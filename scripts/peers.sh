@@ -26,6 +26,12 @@ if [ ! -d "$DIR/ts/node_modules/@modelcontextprotocol/server" ]; then
   say "installing the TypeScript SDK 2.4.0"
   mkdir -p "$DIR/ts" && (cd "$DIR/ts" && echo '{"private":true,"type":"module"}' > package.json && npmi @modelcontextprotocol/server@2.4.0 @modelcontextprotocol/client@2.4.0 zod)
 fi
+# Express and its cors middleware: the TS server's --cors-origin mode, the page's CORS line for
+# an Express app (make interop audits it from the page).
+if [ ! -d "$DIR/ts/node_modules/cors" ] || [ ! -d "$DIR/ts/node_modules/express" ]; then
+  say "installing express 5.3.0 and cors 2.8.6"
+  (cd "$DIR/ts" && npmi express@5.3.0 cors@2.8.6)
+fi
 if [ ! -x "$DIR/venv/bin/python" ]; then
   say "creating the Python venv"
   python3 -m venv "$DIR/venv"

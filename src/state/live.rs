@@ -165,8 +165,8 @@ impl Failure {
             Failure::Form(s) => s.clone(),
             Failure::Cors => format!(
                 "The browser blocked the answer: the server at {url} is up, but it does not allow this page's origin ({o}) with CORS. \
-                 Start mrtr-server with --cors-origin {o}; on a TypeScript SDK server add app.use(cors({{ origin: '{o}', exposedHeaders: ['Mrtr-Replica'] }})) before the MCP route; \
-                 on a Python SDK server wrap the app in CORSMiddleware(app, allow_origins=['{o}'], allow_methods=['POST'], allow_headers=['*']); {audit}."
+                 Start mrtr-server with --cors-origin {o}; on a TypeScript SDK server in an Express app add app.use(cors({{ origin: '{o}', exposedHeaders: ['Mrtr-Replica'] }})) before the MCP route; \
+                 on a Python SDK server wrap its Starlette app in CORSMiddleware(app, allow_origins=['{o}'], allow_methods=['POST'], allow_headers=['*']); {audit}."
             ),
             Failure::OriginRefused => format!(
                 "The server refused this page's Origin ({o}) with 403, as a DNS-rebinding guard does. Start mrtr-server with --cors-origin {o} (it lets that one origin through), {audit}."
