@@ -7,7 +7,7 @@ use mrtr_audit::{max_requests, Answer, Need, Progress, Turn, ROWS};
 use wasm_bindgen_futures::JsFuture;
 
 use super::audit::card;
-use super::live::{page_origin, post};
+use super::fetch::{page_origin, post};
 use super::{copy_text, data_url};
 use crate::state::live::{Form, Reply};
 use crate::state::live_audit::{progress_words, AuditForm, Ended, LiveAudit};

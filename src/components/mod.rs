@@ -10,6 +10,7 @@ pub mod clock;
 pub mod code;
 /// The embed docs: each widget's iframe snippet, with a live preview.
 pub mod embed_docs;
+mod fetch;
 mod gloss;
 /// The ticket inspector: the ticket taken apart and judged live.
 pub mod inspector;
