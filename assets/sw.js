@@ -1,6 +1,8 @@
 // MRTR Lab's service worker: once the page has loaded, it keeps working offline.
 // Network first (so a new build is picked up at once), the cache as the fallback. On install
 // it caches the page and every file the page names, since those loaded before it took over.
+// The implementers' tools' module is not among them (index.html names it another way): it
+// is cached when a reader first opens the tools, so a first visit never downloads it.
 const CACHE = 'mrtr-lab-v1';
 
 self.addEventListener('install', (event) => {

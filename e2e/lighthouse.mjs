@@ -1,41 +1,22 @@
 // make bench: Lighthouse 12.2.3 (mobile and desktop presets, simulated throttling) against the
 // release build, served as a course host would: under a sub-path, gzipped, hashed files cached
-// for a year. Prints each run's scores and metrics as JSON lines, then the medians.
+// for a year. Each run is a cold first visit (Lighthouse resets the cache and storage). Prints
+// each run's scores and metrics as JSON lines, then each figure's median with its min and max.
 // Usage: node lighthouse.mjs [RUNS]   (LIGHTHOUSE_DIR: where lighthouse is installed)
-import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
-import { DIST, BASE } from './lib/harness.mjs';
+import { serveGzipped } from './lib/gzip-server.mjs';
 
-const runs = Number(process.argv[2] ?? 3);
+const runs = Number(process.argv[2] ?? 5);
 const lhDir = process.env.LIGHTHOUSE_DIR ?? path.resolve('../target/lighthouse');
 const require = createRequire(path.join(lhDir, 'package.json'));
 const lighthouse = (await import(require.resolve('lighthouse'))).default;
 const chromeLauncher = await import(require.resolve('chrome-launcher'));
 const desktopConfig = (await import(require.resolve('lighthouse/core/config/desktop-config.js'))).default;
 
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json' };
-const gz = new Map();
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  if (!url.pathname.startsWith(BASE)) { res.writeHead(404).end(); return; }
-  const rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
-  const file = path.resolve(DIST, rel);
-  if (!file.startsWith(path.resolve(DIST)) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) { res.writeHead(404).end(); return; }
-  if (!gz.has(file)) gz.set(file, zlib.gzipSync(fs.readFileSync(file), { level: 9 }));
-  // Hashed names never change: cache them; the page itself is revalidated.
-  const hashed = /-[0-9a-f]{16}[._]/.test(rel);
-  res.writeHead(200, {
-    'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-    'content-encoding': 'gzip',
-    'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
-  });
-  res.end(gz.get(file));
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const url = `http://127.0.0.1:${server.address().port}${BASE}`;
+const site = await serveGzipped();
+const url = site.url;
 
 const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
@@ -68,19 +49,22 @@ try {
   }
 } finally {
   await chrome.kill();
-  server.close();
+  await site.close();
 }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
-// The targets (#25): mobile performance >= 99, LCP <= 1.5 s, TBT <= 100 ms, CLS <= 0.01, the other
+const spread = (xs) => `${median(xs)} (min ${Math.min(...xs)}, max ${Math.max(...xs)})`;
+// The targets (#36): mobile performance >= 98, LCP <= 1.5 s, TBT <= 100 ms, CLS <= 0.01, the other
 // three 100; desktop 100 in all four, CLS <= 0.01. Each median is printed beside its target.
 const TARGETS = {
-  mobile: { performance: ['>=', 99], accessibility: ['>=', 100], bestPractices: ['>=', 100], seo: ['>=', 100], lcpMs: ['<=', 1500], tbtMs: ['<=', 100], cls: ['<=', 0.01] },
+  mobile: { performance: ['>=', 98], accessibility: ['>=', 100], bestPractices: ['>=', 100], seo: ['>=', 100], lcpMs: ['<=', 1500], tbtMs: ['<=', 100], cls: ['<=', 0.01] },
   desktop: { performance: ['>=', 100], accessibility: ['>=', 100], bestPractices: ['>=', 100], seo: ['>=', 100], cls: ['<=', 0.01] },
 };
 for (const preset of ['mobile', 'desktop']) {
   const rs = results[preset];
-  const m = (k) => median(rs.map((r) => r[k]));
-  console.log(`lighthouse ${preset} (median of ${rs.length}): performance ${m('performance')}, accessibility ${m('accessibility')}, best practices ${m('bestPractices')}, SEO ${m('seo')}; FCP ${m('fcpMs')} ms, LCP ${m('lcpMs')} ms, TBT ${m('tbtMs')} ms, CLS ${m('cls')}; ${m('transferKb')} KB transferred`);
+  const all = (k) => rs.map((r) => r[k]);
+  const m = (k) => median(all(k));
+  const f = (k) => spread(all(k));
+  console.log(`lighthouse ${preset} (median of ${rs.length}, min and max): performance ${f('performance')}, accessibility ${f('accessibility')}, best practices ${f('bestPractices')}, SEO ${f('seo')}; FCP ${f('fcpMs')} ms, LCP ${f('lcpMs')} ms, TBT ${f('tbtMs')} ms, CLS ${f('cls')}; ${f('transferKb')} KB transferred`);
   const checks = Object.entries(TARGETS[preset]).map(([k, [op, t]]) => {
     const v = m(k);
     const met = op === '>=' ? v >= t : v <= t;

@@ -3,6 +3,8 @@
 //! The round trip first; each other widget when the reader comes near it, when a link points
 //! at it, before printing, or one per task once the page is idle. Each of those only adds to
 //! one set of slots; which widgets are built, and when the page is ready, derive from it.
+//! The implementers' slots are another module's ([`crate::tools`]): wanting one loads that
+//! module (idle time never does), and the page is ready once it has drawn them too.
 
 use leptos::portal::Portal;
 use leptos::prelude::*;
@@ -16,21 +18,23 @@ use crate::components::page_link::{
 };
 use crate::components::theme::ThemeToggle;
 use crate::components::{
-    elements, AttackBench, AuditCard, EmbedDocs, LaterParts, LinkNotes, LiveServer, Quiz,
-    ReadTheCode, RoundTrip, RulesExplorer, RunItRaw, TicketInspector,
+    elements, AttackBench, EmbedDocs, LaterParts, LinkNotes, Quiz, ReadTheCode, RoundTrip,
+    RulesExplorer, RunItRaw, TicketInspector,
 };
 use crate::state::embed::{parse_query, Query};
 use crate::state::link::{Link, LinkStoreFields, Widget};
-use crate::state::mounts::{Slot, Slots};
+use crate::state::mounts::{Module, Slot, Slots};
 use crate::state::scorm;
 use crate::state::stage::trace_of;
+use crate::tools::{TOOLS_ATTR, TOOLS_READY};
 
 /// The attribute on `<html>` that says every widget is in its place: "ready".
 pub const STATE_ATTR: &str = "data-widgets";
 /// How long after start-up the widgets nobody has come near yet are mounted anyway.
 const IDLE_MS: u64 = 1500;
 
-fn mount_point(id: &str) -> Option<web_sys::Element> {
+/// The element a slot renders into (`data-mount="…"`).
+pub(crate) fn mount_point(id: &str) -> Option<web_sys::Element> {
     document()
         .query_selector(&format!("[data-mount=\"{id}\"]"))
         .ok()
@@ -46,14 +50,15 @@ fn view_for(slot: Slot) -> AnyView {
         Slot::Widget(Widget::Code) => view! { <ReadTheCode/> }.into_any(),
         Slot::Widget(Widget::Rules) => view! { <RulesExplorer/> }.into_any(),
         Slot::Widget(Widget::Quiz) => view! { <Quiz/> }.into_any(),
-        Slot::Widget(Widget::Audit) => view! { <AuditCard/> }.into_any(),
-        Slot::Widget(Widget::Live) => view! { <LiveServer/> }.into_any(),
         Slot::EmbedDocs => view! { <EmbedDocs/> }.into_any(),
+        // The tools' module renders these (Slot::module).
+        Slot::Widget(Widget::Audit | Widget::Live) => ().into_any(),
     }
 }
 
 /// Entry point: mounts the page's one root.
 pub fn start() {
+    crate::components::mark("start");
     crate::panic_panel::install();
     if let Some(html) = document().document_element() {
         // index.html stops waiting to report a failed start.
@@ -62,6 +67,7 @@ pub fn start() {
     let query = parse_query(&location_search());
     crate::components::gloss_the_page();
     leptos::mount::mount_to_body(move || view! { <App query=query/> });
+    crate::components::mark("started");
 }
 
 /// The page's root: the link, the notes on it, and which widgets are in their place.
@@ -85,6 +91,14 @@ fn App(query: Query) -> impl IntoView {
             w
         }
     });
+    // Each slot's first render, on the performance timeline.
+    Effect::new(move |was: Option<Slots>| {
+        let now = mounted.get();
+        for slot in now.iter().filter(|s| !was.is_some_and(|w| w.contains(*s))) {
+            crate::components::mark(&format!("mount:{}", slot.id()));
+        }
+        now
+    });
     let link = page_link(initial, move |n, w| {
         notes.set(n);
         wanted.update(|s| *s = s.with(Slot::Widget(w)));
@@ -107,9 +121,16 @@ fn App(query: Query) -> impl IntoView {
     provide_context(LaterParts(later));
     let whole = match query.embed {
         Some(w) => Slots::of(Slot::Widget(w)),
-        None => Slots::all(),
+        None => Slots::of_module(Module::Lesson),
     };
-    let ready = Memo::new(move |_| mounted.get().covers(whole) && later.get() == 0);
+    let tools = tools_on_demand(mounted);
+    let ready = Memo::new(move |_| {
+        let m = mounted.get();
+        m.covers(whole)
+            && later.get() == 0
+            && (m.only(Module::Tools).is_empty()
+                || matches!(tools.get(), Tools::Ready | Tools::Failed(_)))
+    });
     Effect::new(move |_| {
         if ready.get() {
             if let Some(html) = document().document_element() {
@@ -146,15 +167,88 @@ fn App(query: Query) -> impl IntoView {
     view! {
         {mount_point("notes").map(|el| view! { <Portal mount=el><LinkNotes notes=notes/></Portal> })}
         {query.embed.is_none().then(|| mount_point("theme").map(|el| view! { <Portal mount=el><ThemeToggle/></Portal> }))}
-        <For each=move || mounted.get().iter() key=|slot| *slot let:slot>
+        <For each=move || mounted.get().only(Module::Lesson).iter() key=|slot| *slot let:slot>
             {mount_point(slot.id()).map(|el| view! { <Portal mount=el>{view_for(slot)}</Portal> })}
         </For>
+        {move || match tools.get() {
+            Tools::Failed(why) => mounted.get().only(Module::Tools).iter().filter_map(|slot| {
+                let why = why.clone();
+                mount_point(slot.id()).map(|el| view! {
+                    <Portal mount=el>
+                        <p class="note" role="alert" data-testid="tools-failed">{tools_failed(&why)}</p>
+                    </Portal>
+                })
+            }).collect_view().into_any(),
+            _ => ().into_any(),
+        }}
     }
 }
 
-/// Start-up in tasks of its own, so the page answers input in between: the round trip's
-/// trace, then its widget, then the linked widget (landed on), then what waits for the
-/// reader; once the page is idle, the rest, one per task. The timers only set signals.
+/// Where the implementers' tools are: not asked for, on their way, drawn, or failed to load
+/// (with the browser's reason).
+#[derive(Clone, Debug, PartialEq)]
+enum Tools {
+    NotAsked,
+    Loading,
+    Ready,
+    Failed(String),
+}
+
+/// The sentence shown in the tools' places when their module did not arrive.
+fn tools_failed(why: &str) -> String {
+    format!("The implementers' tools could not be loaded ({why}). The rest of the page works without them; reload the page to try again.")
+}
+
+/// Loads the tools' module the first time one of its slots is mounted, by the loader in
+/// index.html (`mrtrLabLoadTools`, which names its files for the service worker too).
+fn tools_on_demand(mounted: Memo<Slots>) -> RwSignal<Tools> {
+    let state = RwSignal::new(Tools::NotAsked);
+    let heard = window_event_listener_untyped(TOOLS_READY, move |_| state.set(Tools::Ready));
+    on_cleanup(move || heard.remove());
+    Effect::new(move |_| {
+        if mounted.get().only(Module::Tools).is_empty()
+            || state.with_untracked(|s| *s != Tools::NotAsked)
+        {
+            return;
+        }
+        state.set(Tools::Loading);
+        crate::components::mark("tools:load");
+        let set_attr = |v: &str| {
+            if let Some(html) = document().document_element() {
+                let _ = html.set_attribute(TOOLS_ATTR, v);
+            }
+        };
+        set_attr("loading");
+        let failed = move |why: String| {
+            set_attr("failed");
+            state.set(Tools::Failed(why));
+        };
+        let loader = js_sys::Reflect::get(&window(), &"mrtrLabLoadTools".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        let Some(promise) = loader
+            .and_then(|f| f.call0(&wasm_bindgen::JsValue::NULL).ok())
+            .and_then(|p| p.dyn_into::<js_sys::Promise>().ok())
+        else {
+            failed("the page has no loader for them".to_owned());
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            if let Err(e) = wasm_bindgen_futures::JsFuture::from(promise).await {
+                let why = js_sys::Reflect::get(&e, &"message".into())
+                    .ok()
+                    .and_then(|m| m.as_string())
+                    .unwrap_or_else(|| "a file did not arrive".to_owned());
+                failed(why);
+            }
+        });
+    });
+    state
+}
+
+/// Start-up in tasks of its own, so the page answers input in between (and no one task is
+/// long on a slow phone): the round trip's trace, then its widget, then the linked widget
+/// (landed on), then what waits for the reader; once the page is idle, the rest, one per task. The timers only set signals.
 fn start_in_turn(
     link: Store<Link>,
     wanted: RwSignal<Slots>,
@@ -162,12 +256,15 @@ fn start_in_turn(
     target: Widget,
 ) {
     let (knobs, ending) = link.with_untracked(|l| (l.knobs, l.ending));
-    let next = |f: Box<dyn FnOnce()>| set_timeout(f, std::time::Duration::ZERO);
-    next(Box::new(move || {
-        trace_of(knobs, ending);
-        wanted.update(|s| *s = s.with(Slot::Widget(Widget::RoundTrip)));
-        next(Box::new(move || {
-            wanted.update(|s| *s = s.with(Slot::Widget(target)));
+    let add = move |w: Widget| wanted.update(|s| *s = s.with(Slot::Widget(w)));
+    in_turn(vec![
+        Box::new(move || {
+            crate::components::mark("trace");
+            trace_of(knobs, ending);
+        }),
+        Box::new(move || add(Widget::RoundTrip)),
+        Box::new(move || {
+            add(target);
             if target != Widget::RoundTrip {
                 request_animation_frame(move || scroll_to(target));
             }
@@ -176,13 +273,30 @@ fn start_in_turn(
                 move || add_rest_in_turn(wanted),
                 std::time::Duration::from_millis(IDLE_MS),
             );
-        }));
-    }));
+        }),
+    ]);
+}
+
+/// Runs each step in a task of its own, in order.
+fn in_turn(mut steps: Vec<Box<dyn FnOnce()>>) {
+    if steps.is_empty() {
+        return;
+    }
+    let step = steps.remove(0);
+    set_timeout(
+        move || {
+            step();
+            in_turn(steps);
+        },
+        std::time::Duration::ZERO,
+    );
 }
 
 /// Adds the first slot not yet wanted, then the next in a task of its own, until all are.
 fn add_rest_in_turn(wanted: RwSignal<Slots>) {
-    let Some(Some(slot)) = wanted.try_with_untracked(|w| w.next_missing(Slots::all())) else {
+    // The lesson's slots only: the tools' module is loaded when asked for, never on idle.
+    let lesson = Slots::of_module(Module::Lesson);
+    let Some(Some(slot)) = wanted.try_with_untracked(|w| w.next_missing(lesson)) else {
         return;
     };
     wanted.update(|s| *s = s.with(slot));

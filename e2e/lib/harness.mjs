@@ -53,8 +53,8 @@ export async function launch() {
 }
 
 /** Opens a page that records every sign of trouble in `problems`. */
-export async function open(browser, site, { path: sub = '', colorScheme = 'light', viewport = { width: 1280, height: 900 }, reducedMotion = 'no-preference', hasTouch = false } = {}) {
-  const context = await browser.newContext({ colorScheme, viewport, reducedMotion, hasTouch });
+export async function open(browser, site, { path: sub = '', colorScheme = 'light', viewport = { width: 1280, height: 900 }, reducedMotion = 'no-preference', hasTouch = false, serviceWorkers = 'allow' } = {}) {
+  const context = await browser.newContext({ colorScheme, viewport, reducedMotion, hasTouch, serviceWorkers });
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));

@@ -33,6 +33,14 @@ pub mod rules;
 /// The theme toggle (auto, light, dark) and the theme it remembers.
 pub mod theme;
 
+/// Marks a moment of start-up for the browser's performance timeline (`mrtr:<name>`), so a
+/// trace of the page can say what ran in each long task (`e2e/first-visit.mjs` reads them).
+pub fn mark(name: &str) {
+    if let Some(p) = leptos::prelude::window().performance() {
+        let _ = p.mark(&format!("mrtr:{name}"));
+    }
+}
+
 /// How many widget parts are still waiting for their task ([`from_next_task`]). The page
 /// provides it; it is ready when every widget is in its place and this is zero.
 #[derive(Clone, Copy)]
@@ -51,6 +59,7 @@ pub fn from_next_task() -> leptos::prelude::ReadSignal<bool> {
     }
     set_timeout(
         move || {
+            mark("later");
             let _ = set_ready.try_set(true);
             if let Some(LaterParts(n)) = later {
                 let _ = n.try_update(|n| *n = n.saturating_sub(1));

@@ -19,6 +19,11 @@ pub fn location_search() -> String {
     window().location().search().unwrap_or_default()
 }
 
+/// The event each of the page's modules sends when it has written the fragment, so the
+/// other one's store follows: the lesson and the implementers' tools are two modules with a
+/// store each, over one address bar.
+pub const LINK_WRITTEN: &str = "mrtr-lab:link-written";
+
 /// How often, at most, the address bar is written while the link changes.
 pub const WRITE_EVERY_MS: u64 = 150;
 
@@ -36,7 +41,13 @@ fn write_fragment(fragment: &str) {
         l.search().unwrap_or_default()
     );
     if let Ok(h) = window().history() {
-        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+        if h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+            .is_ok()
+        {
+            if let Ok(e) = web_sys::Event::new(LINK_WRITTEN) {
+                let _ = window().dispatch_event(&e);
+            }
+        }
     }
 }
 
@@ -82,7 +93,18 @@ pub fn page_link(initial: Link, on_edit: impl Fn(Vec<String>, Widget) + 'static)
         }
         on_edit(notes, target);
     });
-    on_cleanup(move || edited.remove());
+    // The other module wrote the fragment: take its state, without the reader's-edit steps
+    // (no notes, no scrolling). Its own writes come back equal, and change nothing.
+    let followed = window_event_listener_untyped(LINK_WRITTEN, move |_| {
+        let (l, _) = Link::parse(&location_hash());
+        if link.try_with_untracked(|cur| *cur != l) == Some(true) {
+            link.set(l);
+        }
+    });
+    on_cleanup(move || {
+        edited.remove();
+        followed.remove();
+    });
     link
 }
 

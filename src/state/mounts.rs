@@ -1,6 +1,10 @@
 //! The page's mount points and which of them have their widget: a set that start-up, links,
 //! the reader coming near, printing and idle time only ever add to. The page renders one
 //! portal per member, so a widget is built once and never taken down.
+//!
+//! The page is two WebAssembly modules ([`Module`]): the lesson, which every reader and every
+//! embed of a lesson widget loads, and the implementers' tools, loaded only when one of their
+//! slots is wanted (opened, approached, linked, embedded or printed), never on idle time.
 
 use super::link::Widget;
 
@@ -36,10 +40,27 @@ impl Slot {
         }
     }
 
+    /// The module that renders this slot.
+    pub fn module(self) -> Module {
+        match self {
+            Slot::Widget(Widget::Audit | Widget::Live) => Module::Tools,
+            _ => Module::Lesson,
+        }
+    }
+
     fn bit(self) -> u16 {
         let i = Slot::ALL.iter().position(|s| *s == self).unwrap_or(0);
         1 << i
     }
+}
+
+/// One of the page's two WebAssembly modules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Module {
+    /// What a learner reads: loaded by every visit and every lesson widget's embed.
+    Lesson,
+    /// What an implementer opens: loaded when one of its slots is first wanted.
+    Tools,
 }
 
 /// A set of slots.
@@ -53,6 +74,25 @@ impl Slots {
             .into_iter()
             .map(Slots::of)
             .fold(Slots::default(), Slots::union)
+    }
+
+    /// Every slot that `module` renders.
+    pub fn of_module(module: Module) -> Slots {
+        Slot::ALL
+            .into_iter()
+            .filter(|s| s.module() == module)
+            .map(Slots::of)
+            .fold(Slots::default(), Slots::union)
+    }
+
+    /// The slots of this set that `module` renders.
+    pub fn only(self, module: Module) -> Slots {
+        Slots(self.0 & Slots::of_module(module).0)
+    }
+
+    /// True when the set has no slot.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
     }
 
     /// The set holding `s` alone.
@@ -136,5 +176,33 @@ mod tests {
             both.next_missing(Slots::all()),
             Some(Slot::Widget(Widget::RoundTrip))
         );
+    }
+
+    #[test]
+    fn the_two_modules_split_the_slots_and_the_lesson_has_what_learners_read() {
+        let lesson = Slots::of_module(Module::Lesson);
+        let tools = Slots::of_module(Module::Tools);
+        assert_eq!(lesson.union(tools), Slots::all());
+        assert!(lesson.only(Module::Tools).is_empty());
+        for w in [
+            Widget::RoundTrip,
+            Widget::Ticket,
+            Widget::Bench,
+            Widget::Rules,
+            Widget::Raw,
+            Widget::Quiz,
+        ] {
+            assert!(lesson.contains(Slot::Widget(w)), "{w:?}");
+        }
+        for w in [Widget::Audit, Widget::Live] {
+            assert_eq!(Slot::Widget(w).module(), Module::Tools, "{w:?}");
+        }
+        // Idle time adds the lesson's slots only: the tools wait to be asked for.
+        let mut s = Slots::default();
+        while let Some(next) = s.next_missing(lesson) {
+            s = s.with(next);
+        }
+        assert!(s.only(Module::Tools).is_empty());
+        assert!(Slots::default().is_empty() && !s.is_empty());
     }
 }
