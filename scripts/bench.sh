@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make bench, part 1: the page, as a reader feels it: Lighthouse (mobile and desktop presets,
-# the release build served gzipped under a sub-path), the whole site's size, long tasks while
+# make bench, part 1: the page, as a reader feels it: Lighthouse (mobile and desktop presets, each
+# run a cold first visit, the release build served gzipped under a sub-path), what a first visit
+# and each embed download and the long tasks of start-up under 4x CPU, the whole site's size, long tasks while
 # every widget plays at top speed, the monkey at 2 000 actions, the audit in the page against
 # mrtr-audit's from a terminal (e2e/audit-bench.mjs). Part 2: ticket round trips per second (mint → retry → verify → complete) over loopback
 # HTTP against mrtr-server, the rmcp peer (interop/rmcp, the Rust SDK: --bind full, which binds
@@ -24,6 +25,9 @@ if [ "${BENCH_SKIP_PAGE:-}" != 1 ]; then
     mkdir -p "$LH" && (cd "$LH" && echo '{"private":true}' > package.json && npm install -E --no-audit --no-fund --loglevel=error lighthouse@12.2.3 >/dev/null)
   fi
   (cd e2e && LIGHTHOUSE_DIR=$LH CHROME_PATH=/usr/bin/chromium node lighthouse.mjs "${LIGHTHOUSE_RUNS:-5}" | grep '^lighthouse')
+  # What a first visit downloads (the lesson, each embed, the tools when opened) and its long
+  # tasks under 4x CPU throttling, each named by the app's marks.
+  (cd e2e && node first-visit.mjs 3)
   (cd e2e && node bench.mjs)
   echo
 fi

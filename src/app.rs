@@ -65,14 +65,17 @@ pub fn start() {
         let _ = html.set_attribute("data-started", "");
     }
     let query = parse_query(&location_search());
-    crate::components::gloss_the_page();
     leptos::mount::mount_to_body(move || view! { <App query=query/> });
     crate::components::mark("started");
+    // The prose's glosses in a task of their own: the first one (instantiating the module,
+    // mounting the root) is long enough on a slow phone.
+    set_timeout(crate::components::gloss_the_page, std::time::Duration::ZERO);
 }
 
 /// The page's root: the link, the notes on it, and which widgets are in their place.
 #[component]
 fn App(query: Query) -> impl IntoView {
+    crate::components::mark("app");
     let (initial, mut first_notes) = Link::parse(&location_hash());
     first_notes.extend(query.notes.iter().cloned());
     let notes = RwSignal::new(first_notes);
@@ -152,15 +155,26 @@ fn App(query: Query) -> impl IntoView {
                 // An embed of nothing known shows the whole page (its note says why).
                 let _ = html.remove_attribute("data-embed");
             }
-            for slot in Slot::ALL {
-                on_approach(slot, near);
-            }
+            // Watching for the reader coming near starts once the round trip and the linked
+            // widget are in (until then, nearness would not count): not in the first task.
+            let owner = Owner::current();
+            let observe = move || {
+                let watch = || {
+                    for slot in Slot::ALL {
+                        on_approach(slot, near);
+                    }
+                };
+                match owner {
+                    Some(o) => o.with(watch),
+                    None => watch(),
+                }
+            };
             let before_print = window_event_listener(leptos::ev::beforeprint, move |_| {
                 wanted.set(Slots::all());
                 open_details();
             });
             on_cleanup(move || before_print.remove());
-            start_in_turn(link, wanted, settled, target);
+            start_in_turn(link, wanted, settled, target, observe);
         }
     }
 
@@ -248,12 +262,13 @@ fn tools_on_demand(mounted: Memo<Slots>) -> RwSignal<Tools> {
 
 /// Start-up in tasks of its own, so the page answers input in between (and no one task is
 /// long on a slow phone): the round trip's trace, then its widget, then the linked widget
-/// (landed on), then what waits for the reader; once the page is idle, the rest, one per task. The timers only set signals.
+/// (landed on), then watching for the reader coming near, then what waits for the reader; once the page is idle, the rest, one per task. The timers only set signals.
 fn start_in_turn(
     link: Store<Link>,
     wanted: RwSignal<Slots>,
     settled: RwSignal<bool>,
     target: Widget,
+    observe: impl FnOnce() + 'static,
 ) {
     let (knobs, ending) = link.with_untracked(|l| (l.knobs, l.ending));
     let add = move |w: Widget| wanted.update(|s| *s = s.with(Slot::Widget(w)));
@@ -269,6 +284,9 @@ fn start_in_turn(
                 request_animation_frame(move || scroll_to(target));
             }
             settled.set(true);
+        }),
+        Box::new(move || {
+            observe();
             set_timeout(
                 move || add_rest_in_turn(wanted),
                 std::time::Duration::from_millis(IDLE_MS),

@@ -46,6 +46,8 @@ test('the package: a SCORM 1.2 manifest that lists every file, launching index.h
     .filter((f) => fs.statSync(path.join(pkg, f)).isFile() && f !== 'imsmanifest.xml').sort();
   assert.deepEqual(listed, onDisk);
   assert.ok(listed.includes('index.html') && listed.some((f) => f.endsWith('.wasm')));
+  // The implementers' tools, a module the page loads on demand, travel in the package too.
+  assert.ok(listed.includes('mrtr-lab-tools.js') && listed.includes('mrtr-lab-tools_bg.wasm'), listed.join(' '));
 });
 
 /** The lab's page in the LMS's frame, its quiz on show. */
