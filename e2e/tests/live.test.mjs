@@ -322,7 +322,8 @@ test('live: an audit of a server without CORS says so, and what to do', async ()
 });
 
 /** A server that allows the page's origin (CORS) and answers each path as it is told: the
- *  failures a reader's own server can have, one per path. `slow` never answers. */
+ *  failures a reader's own server can have, one per path. `slow` never answers; `stalls-body`
+ *  sends its headers and then stops in the middle of its body. */
 async function oddServer(origin) {
   const http = await import('node:http');
   const cors = { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Headers': '*', 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Private-Network': 'true' };
@@ -341,6 +342,8 @@ async function oddServer(origin) {
         case '/big-ticket': return send(200, 'application/json', rpc(id, { resultType: 'input_required', requestState: 'v1.' + 'A'.repeat(70000),
           inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } } }));
         case '/slow': return; // never answers
+        // Its headers at once, then half a body and nothing more.
+        case '/stalls-body': res.writeHead(200, { ...cors, 'Content-Type': 'application/json' }); res.write('{"jsonrpc": "2.0", '); return;
         default: return send(404, 'text/plain', 'no such path');
       }
     });
@@ -369,10 +372,12 @@ test('live: each way a server can fail gets its own sentence, and the form is ke
   assert.match(await said('/never-asks'), /answered at once, without asking for input: this tool never sends input_required.*It said: done at once/);
   assert.match(await said('/big-ticket'), /ticket is 70003 bytes, over the \d+-byte limit/);
   assert.match(await said('/slow'), /No answer within 10 s, so the request was abandoned/);
+  assert.match(await said('/stalls-body'), /No answer within 10 s, so the request was abandoned/);
   assert.ok(!page.url().includes('carol-token'));
   // Chromium reports the refused legacy call (400) and the abandoned one itself.
   const left = problems.filter((p) => !p.startsWith(`request outside ${BASE}: ${base}`) && !p.startsWith(`HTTP 400: ${base}`)
     && !p.startsWith(`request failed: ${base}/slow (net::ERR_ABORTED)`)
+    && !p.startsWith(`request failed: ${base}/stalls-body (net::ERR_ABORTED)`)
     && !/^console error: Failed to load resource: the server responded with a status of 400/.test(p));
   assert.deepEqual(left, []);
   await context.close();

@@ -16,7 +16,7 @@ pub fn page_origin() -> String {
     window().location().origin().unwrap_or_default()
 }
 
-/// One POST, bounded by [`TIMEOUT_MS`]. A refused read is told apart from no server at all
+/// One POST, its answer and body bounded by [`TIMEOUT_MS`]. A refused read is told apart from no server at all
 /// by a second request the page may not read (`no-cors`, no token, no body).
 pub async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
     let init = web_sys::RequestInit::new();
@@ -29,7 +29,11 @@ pub async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
         }
         init.set_headers(&h);
     }
-    let (res, timed_out) = bounded(url, &init, TIMEOUT_MS).await;
+    // One deadline for the whole answer, its body included: a server that sends its headers
+    // and then stalls would otherwise hold the round trip (and the audit) for ever.
+    let deadline = Deadline::start(&init, TIMEOUT_MS);
+    let res = fetched(url, &init).await;
+    let timed_out = deadline.fired();
     match res {
         Some(resp) => {
             let status = resp.status();
@@ -40,6 +44,7 @@ pub async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
                 Ok(p) => JsFuture::from(p).await.ok().and_then(|v| v.as_string()),
                 Err(_) => None,
             };
+            deadline.clear();
             match body {
                 Some(body) => Reply::Answer {
                     status,
@@ -55,44 +60,63 @@ pub async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
             let probe = web_sys::RequestInit::new();
             probe.set_method("GET");
             probe.set_mode(web_sys::RequestMode::NoCors);
-            match bounded(url, &probe, 3000).await {
-                (Some(_), _) => Reply::Blocked,
-                _ => Reply::Unreachable,
+            let deadline = Deadline::start(&probe, 3000);
+            let answered = fetched(url, &probe).await.is_some();
+            deadline.clear();
+            if answered {
+                Reply::Blocked
+            } else {
+                Reply::Unreachable
             }
         }
     }
 }
 
-/// A fetch abandoned after `ms`: the response, and whether it was the clock that stopped it.
-async fn bounded(
-    url: &str,
-    init: &web_sys::RequestInit,
-    ms: u32,
-) -> (Option<web_sys::Response>, bool) {
-    let ctrl = web_sys::AbortController::new().ok();
-    if let Some(c) = &ctrl {
-        init.set_signal(Some(&c.signal()));
-    }
-    let fired = Rc::new(Cell::new(false));
-    let timer = {
-        let (fired, ctrl) = (fired.clone(), ctrl.clone());
-        set_timeout_with_handle(
-            move || {
-                fired.set(true);
-                if let Some(c) = ctrl {
-                    c.abort();
-                }
-            },
-            std::time::Duration::from_millis(ms.into()),
-        )
-        .ok()
-    };
-    let res = JsFuture::from(window().fetch_with_str_and_init(url, init))
+/// The fetch's response, or nothing when it failed (refused, unreachable, aborted).
+async fn fetched(url: &str, init: &web_sys::RequestInit) -> Option<web_sys::Response> {
+    JsFuture::from(window().fetch_with_str_and_init(url, init))
         .await
         .ok()
-        .and_then(|r| r.dyn_into::<web_sys::Response>().ok());
-    if let Some(t) = timer {
-        t.clear();
+        .and_then(|r| r.dyn_into::<web_sys::Response>().ok())
+}
+
+/// A clock that aborts a request (its response and its body) once `ms` have passed, unless
+/// cleared first; it says whether it was the one that stopped it.
+struct Deadline {
+    fired: Rc<Cell<bool>>,
+    timer: Option<TimeoutHandle>,
+}
+
+impl Deadline {
+    fn start(init: &web_sys::RequestInit, ms: u32) -> Deadline {
+        let ctrl = web_sys::AbortController::new().ok();
+        if let Some(c) = &ctrl {
+            init.set_signal(Some(&c.signal()));
+        }
+        let fired = Rc::new(Cell::new(false));
+        let timer = {
+            let fired = fired.clone();
+            set_timeout_with_handle(
+                move || {
+                    fired.set(true);
+                    if let Some(c) = ctrl {
+                        c.abort();
+                    }
+                },
+                std::time::Duration::from_millis(ms.into()),
+            )
+            .ok()
+        };
+        Deadline { fired, timer }
     }
-    (res, fired.get())
+
+    fn fired(&self) -> bool {
+        self.fired.get()
+    }
+
+    fn clear(self) {
+        if let Some(t) = self.timer {
+            t.clear();
+        }
+    }
 }
