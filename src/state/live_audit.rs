@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use mrtr_audit::{AuditError, AuditRun, Exchange, Need, Options, Progress, Turn, Who};
+use mrtr_audit::{AuditError, AuditRun, Callers, Exchange, Need, Options, Progress, Turn, Who};
 
 use super::audit_report::{self, ReportView};
 use super::live::{headers, read, Failure, Form, Mirrored, Reply, TIMEOUT_MS};
@@ -132,8 +132,10 @@ impl LiveAudit {
     /// sentence saying what to fix in the form.
     pub fn start(form: &Form, choices: &AuditForm) -> Result<(LiveAudit, Turn), String> {
         let (url, opts) = choices.options(form)?;
-        // HTTP: another caller's token and no token at all are distinct principals.
-        let (run, turn) = AuditRun::start(opts, true);
+        // HTTP: another caller's token and no token at all are other principals, when the
+        // form gives the tokens that make them so.
+        let callers = Callers::http(Some(&form.token), Some(&form.other_token));
+        let (run, turn) = AuditRun::start(opts, callers);
         Ok((
             LiveAudit {
                 url,
@@ -351,9 +353,12 @@ mod tests {
             single_use: true,
             ttl_wait: (wire.ttl_s() + 1).to_string(),
         };
+        // The simulated server's two callers, as the terminal's audit of it sends them.
         let form = Form {
             tool: "deploy".into(),
             args: r#"{"env":"staging"}"#.into(),
+            token: "bob-token".into(),
+            other_token: "alice-token".into(),
             ..Form::default()
         };
         let Ended::Report { json, card } = run_against(&mut wire, &choices, &form) else {
@@ -372,6 +377,24 @@ mod tests {
             );
         }
         assert_eq!(card.count(Status::Fail), 0, "{json}");
+    }
+
+    #[test]
+    fn with_the_tokens_left_empty_the_theft_rows_are_skipped_not_failed() {
+        let mut wire = SimWire::new(CheckPolicy::default(), false, 7);
+        let form = Form {
+            tool: "deploy".into(),
+            args: r#"{"env":"staging"}"#.into(),
+            ..Form::default()
+        };
+        let Ended::Report { card, .. } = run_against(&mut wire, &AuditForm::default(), &form)
+        else {
+            panic!("no report")
+        };
+        for id in ["other-token", "no-token"] {
+            let row = card.rows.iter().find(|r| r.id == id).unwrap();
+            assert_eq!(row.status, Status::Skipped, "{id}");
+        }
     }
 
     #[test]

@@ -88,8 +88,42 @@ pub trait Wire {
     fn ms_into_second(&self) -> u64;
     /// Sends a request body of `bytes` bytes. `None` when this wire has no body limit to test.
     fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>>;
-    /// Whether `Who::Other` and `Who::Nobody` are distinct principals here (not on stdio).
-    fn principals(&self) -> bool;
+    /// Who besides the caller this wire can send as.
+    fn callers(&self) -> Callers;
+}
+
+/// Who besides the caller the audit can send as: the rows that hand the honest retry to
+/// somebody else run only when that somebody exists, so a server is never failed for
+/// accepting its own caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Callers {
+    /// The transport names a caller per request (HTTP's bearer token; not one stdio
+    /// connection, whose principal is the process user).
+    pub per_request: bool,
+    /// The caller sends a token, so a request with none is another principal.
+    pub caller_token: bool,
+    /// Another caller's token is given, and it is not the caller's.
+    pub other_token: bool,
+}
+
+impl Callers {
+    /// One principal for every request (stdio).
+    pub const ONE: Callers = Callers {
+        per_request: false,
+        caller_token: false,
+        other_token: false,
+    };
+
+    /// HTTP with these bearer tokens (an empty one is none).
+    pub fn http(token: Option<&str>, other: Option<&str>) -> Callers {
+        let token = token.filter(|t| !t.is_empty());
+        let other = other.filter(|t| !t.is_empty());
+        Callers {
+            per_request: true,
+            caller_token: token.is_some(),
+            other_token: other.is_some() && other != token,
+        }
+    }
 }
 
 /// What to audit and how.
@@ -362,8 +396,8 @@ struct Auditor {
     port: Port,
     client: Client,
     opts: Options,
-    /// Whether `Who::Other` and `Who::Nobody` are distinct principals on this transport.
-    principals: bool,
+    /// Who besides the caller the audit can send as.
+    callers: Callers,
     tool: String,
     arguments: Value,
     next_id: i64,
@@ -410,7 +444,7 @@ pub fn audit(
     opts: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, AuditError> {
-    let (mut run, mut turn) = AuditRun::start(opts.clone(), wire.principals());
+    let (mut run, mut turn) = AuditRun::start(opts.clone(), wire.callers());
     loop {
         for line in run.take_lines() {
             progress(&line);
@@ -539,12 +573,12 @@ pub struct AuditRun {
 }
 
 impl AuditRun {
-    /// Starts an audit with `opts`; `principals` says whether the transport can send as
-    /// another caller and as nobody (HTTP can, one stdio connection cannot).
-    pub fn start(opts: Options, principals: bool) -> (AuditRun, Turn) {
+    /// Starts an audit with `opts`; `callers` says who besides the caller it can send as
+    /// (another caller, nobody: HTTP with the tokens for it; one stdio connection, neither).
+    pub fn start(opts: Options, callers: Callers) -> (AuditRun, Turn) {
         let port = Port::default();
         port.progress(|p| p.rows = ROWS.len());
-        let auditor = Auditor::new(port.clone(), opts, principals);
+        let auditor = Auditor::new(port.clone(), opts, callers);
         let mut run = AuditRun {
             port,
             run: Some(port::Run::new(auditor.all())),
@@ -606,7 +640,7 @@ macro_rules! minted {
 }
 
 impl Auditor {
-    fn new(port: Port, opts: Options, principals: bool) -> Auditor {
+    fn new(port: Port, opts: Options, callers: Callers) -> Auditor {
         let caps = ClientCapabilities::from_value(&opts.capabilities);
         let mut client = Client::new(caps, "mrtr-audit", env!("CARGO_PKG_VERSION"));
         client.envelope.raw_capabilities = opts.capabilities.clone();
@@ -614,7 +648,7 @@ impl Auditor {
             port,
             client,
             opts,
-            principals,
+            callers,
             tool: String::new(),
             arguments: Value::Null,
             next_id: 1,
@@ -973,8 +1007,18 @@ impl Auditor {
 
     /// The honest retry with another caller's token, or none: refused.
     async fn stolen(&mut self, id: &str) -> Result<Judged, AuditError> {
-        if !self.principals {
+        if !self.callers.per_request {
             return Ok(skipped("one principal here (stdio: the process user), so there is nobody else to steal the ticket"));
+        }
+        if id == "other-token" && !self.callers.other_token {
+            return Ok(skipped(
+                "no second caller: give another caller's token (--other-token), not the caller's",
+            ));
+        }
+        if id == "no-token" && !self.callers.caller_token {
+            return Ok(skipped(
+                "the caller sends no token, so a retry without one is the caller's own",
+            ));
         }
         let m = minted!(self, Who::Caller);
         let msg = self.with_id(&m.retry);
@@ -1552,10 +1596,54 @@ mod step_by_step {
         SimWire::new(policy, false, 7)
     }
 
+    /// The whole audit of the simulated server, sending as `callers` allows.
+    fn audited_as(callers: Callers) -> Report {
+        let mut w = wire();
+        let (mut run, mut turn) = AuditRun::start(opts(&w), callers);
+        loop {
+            turn = match turn {
+                Turn::Done(r) => return r.unwrap(),
+                Turn::Need(need) => run.answer(serve(&mut w, need)),
+            };
+        }
+    }
+
+    fn status_of(report: &Report, id: &str) -> (Status, String) {
+        let r = report.rows.iter().find(|r| r.row.id == id).unwrap();
+        (r.status, r.evidence.clone())
+    }
+
+    #[test]
+    fn the_theft_rows_run_only_when_there_is_somebody_else_to_send_as() {
+        // Both tokens, distinct: both rows run, and the simulated server refuses both.
+        let both = audited_as(Callers::http(Some("bob-token"), Some("alice-token")));
+        assert_eq!(status_of(&both, "other-token").0, Status::Pass);
+        assert_eq!(status_of(&both, "no-token").0, Status::Pass);
+        // No tokens at all (the page's form left empty): the caller is nobody already, and
+        // there is no second caller, so neither row can be failed.
+        let none = audited_as(Callers::http(None, Some("")));
+        let (st, why) = status_of(&none, "other-token");
+        assert_eq!(st, Status::Skipped, "{why}");
+        assert!(why.contains("--other-token"), "{why}");
+        let (st, why) = status_of(&none, "no-token");
+        assert_eq!(st, Status::Skipped, "{why}");
+        assert!(why.contains("caller sends no token"), "{why}");
+        // The other token is the caller's own: no second caller.
+        let same = audited_as(Callers::http(Some("bob-token"), Some("bob-token")));
+        assert_eq!(status_of(&same, "other-token").0, Status::Skipped);
+        assert_eq!(status_of(&same, "no-token").0, Status::Pass);
+        // stdio: one principal.
+        let one = audited_as(Callers::ONE);
+        assert!(status_of(&one, "other-token").1.contains("one principal"));
+    }
+
     #[test]
     fn progress_counts_the_rows_done_and_every_request_sent() {
         let mut w = wire();
-        let (mut run, mut turn) = AuditRun::start(opts(&w), true);
+        let (mut run, mut turn) = AuditRun::start(
+            opts(&w),
+            Callers::http(Some("bob-token"), Some("alice-token")),
+        );
         let (mut sent, mut last_done) = (0, 0);
         let report = loop {
             let p = run.progress();
@@ -1597,7 +1685,10 @@ mod step_by_step {
 
     #[test]
     fn an_answer_to_another_need_ends_the_audit_with_a_sentence() {
-        let (mut run, turn) = AuditRun::start(Options::default(), true);
+        let (mut run, turn) = AuditRun::start(
+            Options::default(),
+            Callers::http(Some("bob-token"), Some("alice-token")),
+        );
         assert!(matches!(turn, Turn::Need(Need::Send { .. })), "{turn:?}");
         match run.answer(Answer::Waited) {
             Turn::Done(Err(AuditError::Connection(e))) => {
@@ -1614,7 +1705,10 @@ mod step_by_step {
 
     #[test]
     fn a_failed_send_ends_the_audit_with_the_transports_words() {
-        let (mut run, _) = AuditRun::start(Options::default(), true);
+        let (mut run, _) = AuditRun::start(
+            Options::default(),
+            Callers::http(Some("bob-token"), Some("alice-token")),
+        );
         match run.answer(Answer::Sent(Err("connection refused".into()))) {
             Turn::Done(Err(AuditError::Connection(e))) => assert_eq!(e, "connection refused"),
             other => panic!("{other:?}"),

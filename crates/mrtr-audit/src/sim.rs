@@ -104,8 +104,8 @@ impl Wire for SimWire {
         }))
     }
 
-    fn principals(&self) -> bool {
-        true
+    fn callers(&self) -> crate::Callers {
+        crate::Callers::http(Some("bob-token"), Some("alice-token"))
     }
 }
 

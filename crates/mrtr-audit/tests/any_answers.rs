@@ -98,7 +98,7 @@ proptest! {
         let policy = CheckPolicy { single_use, ..CheckPolicy::default() };
         let mut wire = SimWire::new(policy, false, seed);
         let opts = Options { expect_single_use: single_use, ttl_wait_s: Some(wire.ttl_s() + 1), ..Options::default() };
-        let (mut run, mut turn) = AuditRun::start(opts, true);
+        let (mut run, mut turn) = AuditRun::start(opts, mrtr_audit::Callers::http(Some("bob-token"), Some("alice-token")));
         let mut sent = 0usize;
         for step in 0.. {
             prop_assert!(step <= 4 * max_requests(), "the audit did not end");

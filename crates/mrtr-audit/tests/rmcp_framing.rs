@@ -140,8 +140,8 @@ impl Wire for RmcpLike {
     fn oversize_body(&mut self, _bytes: usize) -> Option<Result<Exchange, String>> {
         None
     }
-    fn principals(&self) -> bool {
-        true
+    fn callers(&self) -> mrtr_audit::Callers {
+        mrtr_audit::Callers::http(Some("bob-token"), Some("alice-token"))
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use mrtr_audit::{Exchange, Who, Wire};
+use mrtr_audit::{Callers, Exchange, Who, Wire};
 
 use crate::headers::Mirrored;
 use crate::transport::{StdioTransport, Transport};
@@ -235,8 +235,8 @@ impl Wire for HttpWire {
         Some(r)
     }
 
-    fn principals(&self) -> bool {
-        true
+    fn callers(&self) -> Callers {
+        Callers::http(self.token.as_deref(), self.other_token.as_deref())
     }
 }
 
@@ -298,8 +298,8 @@ impl Wire for StdioWire {
         None
     }
 
-    fn principals(&self) -> bool {
-        false
+    fn callers(&self) -> Callers {
+        Callers::ONE
     }
 }
 
