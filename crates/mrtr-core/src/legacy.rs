@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use crate::error::{RpcError, MISSING_REQUIRED_CLIENT_CAPABILITY};
-use crate::server::{CallContext, Server, TraceEvent};
+use crate::server::{CallContext, Lifetime, Server, TraceEvent};
 use crate::wire::{
     error_response, may_require_input, request, response, ClientCapabilities, Envelope, MessageRef,
     RequestId, ResultType, LEGACY_VERSION,
@@ -23,7 +23,7 @@ pub const MAX_SHIM_ROUNDS: u32 = 8;
 /// How long the shim waits for the client to answer one round (a person may be answering),
 /// as the TypeScript SDK's shim does. A call still waiting then fails with a clear message.
 pub const SHIM_WAIT_S: u64 = 600;
-/// The life of a ticket the shim keeps in-process: a second more than its wait, so a
+/// The life of each round's ticket the shim keeps in-process: a second more than its wait, so a
 /// deadline counted in whole seconds never bites before the wait is over. (The server's own
 /// TTL is for tickets that travel to a client; these never leave the process.)
 pub const SHIM_TICKET_TTL_S: u64 = SHIM_WAIT_S + 1;
@@ -329,13 +329,13 @@ impl Connection {
                 params.insert("requestState".into(), Value::String(t.clone()));
             }
             let caps = self.legacy_caps.clone();
-            let result = server.call_with_ttl(
+            let result = server.call_with_life(
                 &call.method,
                 &Value::Object(params),
                 &caps,
                 ctx,
                 &mut out.trace,
-                SHIM_TICKET_TTL_S,
+                Lifetime::EachRound(SHIM_TICKET_TTL_S),
             );
             let result = match result {
                 Ok(r) => r,

@@ -377,20 +377,20 @@ impl Server {
         ctx: &mut CallContext<'_>,
         trace: &mut Vec<TraceEvent>,
     ) -> Result<Value, RpcError> {
-        let ttl_s = self.config.ttl_s;
-        self.call_with_ttl(method, params, caps, ctx, trace, ttl_s)
+        let life = Lifetime::Flow(self.config.ttl_s);
+        self.call_with_life(method, params, caps, ctx, trace, life)
     }
 
     /// [`Server::call`] with the lifetime of any new ticket given: the legacy shim keeps its
-    /// tickets in-process while a person answers, and sizes their life to its own wait.
-    pub fn call_with_ttl(
+    /// tickets in-process while a person answers, and sizes each round's to its own wait.
+    pub fn call_with_life(
         &self,
         method: &str,
         params: &Value,
         caps: &ClientCapabilities,
         ctx: &mut CallContext<'_>,
         trace: &mut Vec<TraceEvent>,
-        ttl_s: u64,
+        life: Lifetime,
     ) -> Result<Value, RpcError> {
         let (target, handler) = self.find_handler(method, params)?;
         let arguments = round_arguments(method, params)?;
@@ -402,7 +402,7 @@ impl Server {
             caps,
             principal: ctx.principal,
             now_s: ctx.clock.now_s(),
-            ttl_s,
+            life,
         };
         let opened = self.open_ticket(&round, params, &mut responses, trace)?;
         let outcome = run_handler(
@@ -590,15 +590,13 @@ impl Server {
             kid: self.codec.keyring.signing_key().id().to_owned(),
             // A ticket minted for a retry that carried a valid ticket
             // continues that flow, whatever the handler decided: same id (so
-            // single use covers every copy), same deadline (so no answer, of
-            // any kind, ever extends it).
+            // single use covers every copy), and for a ticket that travels the
+            // same deadline (so no answer, of any kind, ever extends it).
             tid: lineage
                 .map(|f| f.tid.clone())
                 .unwrap_or_else(|| ticket_id(entropy)),
             iat: round.now_s,
-            exp: lineage
-                .map(|f| f.exp)
-                .unwrap_or_else(|| round.now_s.saturating_add(round.ttl_s)),
+            exp: round.life.expiry(lineage.map(|f| f.exp), round.now_s),
             sub: round.principal.as_claim(),
             method: round.method.to_owned(),
             target: round.target.to_owned(),
@@ -631,7 +629,7 @@ impl Server {
 }
 
 /// What one round of an input-capable request is about: what every step of
-/// [`Server::call_with_ttl`] reads.
+/// [`Server::call_with_life`] reads.
 struct Round<'r> {
     method: &'r str,
     /// The tool or prompt name, or the resource uri.
@@ -642,7 +640,29 @@ struct Round<'r> {
     principal: &'r Principal,
     now_s: u64,
     /// The lifetime of a ticket minted in this round.
-    ttl_s: u64,
+    life: Lifetime,
+}
+
+/// How long a ticket minted in a round lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lifetime {
+    /// A ticket that travels to the client: a new flow's lives this many seconds, and every
+    /// later ticket of the flow keeps the first one's deadline.
+    Flow(u64),
+    /// A ticket that never leaves the process (the legacy shim's): each round's lives this
+    /// many seconds from its own minting, since each round waits for a person anew. The
+    /// shim bounds the rounds and each wait; nothing outside can present such a ticket.
+    EachRound(u64),
+}
+
+impl Lifetime {
+    /// The deadline of a ticket minted at `now_s`, in a flow whose first deadline was `flow_exp`.
+    fn expiry(self, flow_exp: Option<u64>, now_s: u64) -> u64 {
+        match (self, flow_exp) {
+            (Lifetime::Flow(_), Some(exp)) => exp,
+            (Lifetime::Flow(ttl) | Lifetime::EachRound(ttl), _) => now_s.saturating_add(ttl),
+        }
+    }
 }
 
 /// What an opened ticket hands on: the work so far, and the flow it belongs to.

@@ -101,6 +101,39 @@ fn the_shim_runs_multi_round_handlers() {
 }
 
 #[test]
+fn each_round_of_a_multi_round_call_gets_its_own_wait() {
+    // Two questions, each answered within the shim's wait of its own round, the second past
+    // the first round's ticket's life: the call completes (a ticket that stays in-process
+    // lives each round's wait, not the first ticket's deadline).
+    let (mut s, mut conn) = (lab(), Connection::new());
+    initialize(&mut conn, &mut s, json!({"elicitation": {}}));
+    let mut out = deliver(
+        &mut conn,
+        &mut s,
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "test_input_required_result_multi_round"}}),
+    );
+    let wait = mrtr_core::legacy::SHIM_WAIT_S;
+    for at in [wait * 2 / 3, wait * 2 / 3 + wait - 100] {
+        let ask = out[0].clone();
+        assert_eq!(ask["method"], "elicitation/create", "{out:?}");
+        out = deliver_at(
+            &mut conn,
+            &mut s,
+            at,
+            json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": true}}}),
+        );
+    }
+    assert_eq!(out[0]["id"], 7, "{out:?}");
+    assert!(
+        out[0]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("complete"),
+        "{out:?}"
+    );
+}
+
+#[test]
 fn a_capability_gap_gets_the_legacy_eras_failure_not_32021() {
     // -32021 does not exist in 2025-11-25: a tool call fails as a tool result, the other
     // methods with -32603, as the TypeScript SDK's shim does.
