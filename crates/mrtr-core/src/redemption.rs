@@ -39,6 +39,12 @@ pub trait RedemptionStore {
     /// Whether `ticket_id` was redeemed, recording nothing: the ask-again path uses it so a
     /// spent ticket cannot be traded for a fresh question.
     fn lookup(&self, ticket_id: &str, now_s: u64) -> Lookup;
+    /// Settles this holder's `First` for `ticket_id`. The server claims a flow before its
+    /// handler runs (so racing copies of a retry cannot each run it) and settles the claim
+    /// once the handler is done: `done` (the work was done, the flow stays spent) or not (the
+    /// handler asked again or failed: the claim is given back, so the flow's next ticket can
+    /// be redeemed). Every `First` the server gets is settled once.
+    fn settle(&self, ticket_id: &str, done: bool);
     /// How many redemptions this holder knows of (a remote store counts only its own).
     fn len(&self) -> usize;
     /// True when [`RedemptionStore::len`] is 0.
@@ -130,6 +136,14 @@ impl RedemptionStore for MemoryStore {
         }
     }
 
+    fn settle(&self, ticket_id: &str, done: bool) {
+        if !done {
+            if let Ok(mut r) = self.redeemed.lock() {
+                r.remove(&Tid::of(ticket_id));
+            }
+        }
+    }
+
     fn len(&self) -> usize {
         self.redeemed.lock().map(|r| r.len()).unwrap_or(0)
     }
@@ -145,6 +159,10 @@ impl<S: RedemptionStore + ?Sized> RedemptionStore for Arc<S> {
 
     fn lookup(&self, ticket_id: &str, now_s: u64) -> Lookup {
         (**self).lookup(ticket_id, now_s)
+    }
+
+    fn settle(&self, ticket_id: &str, done: bool) {
+        (**self).settle(ticket_id, done)
     }
 
     fn len(&self) -> usize {

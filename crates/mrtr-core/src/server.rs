@@ -285,17 +285,14 @@ impl Server {
         }
     }
 
-    /// Spends a flow whose handler finished the work (single use only): the first time
-    /// succeeds, any later one (a copy that raced past the look-up) is refused like a repeat.
-    fn spend(
+    /// Claims a flow before its handler runs (single use only): the first claim succeeds,
+    /// any later one (a copy that raced past the look-up) is refused like a repeat.
+    fn claim(
         &self,
         flow: &Claims,
         now_s: u64,
         trace: &mut Vec<TraceEvent>,
     ) -> Result<(), RpcError> {
-        if !self.config.policy.single_use {
-            return Ok(());
-        }
         let refusal = match self.store.redeem(&flow.tid, flow.exp, now_s) {
             Redemption::First => return Ok(()),
             Redemption::Repeat => Refusal::AlreadyRedeemed,
@@ -405,6 +402,23 @@ impl Server {
             life,
         };
         let opened = self.open_ticket(&round, params, &mut responses, trace)?;
+        // The flow is claimed before its handler runs, so of racing copies of one retry only
+        // one runs it (a handler that deploys deploys once); the claim is settled below. The
+        // naive server the lab shows claims only once the work is done, as it was written.
+        let single_use = self.config.policy.single_use;
+        let claim_first = !self.config.naive_ask_again;
+        let claimed = match opened.lineage.as_ref() {
+            Some(flow) if single_use && claim_first => {
+                self.claim(flow, round.now_s, trace)?;
+                Some(flow.tid.clone())
+            }
+            _ => None,
+        };
+        let settle = |done: bool| {
+            if let Some(tid) = &claimed {
+                self.store.settle(tid, done);
+            }
+        };
         let outcome = run_handler(
             handler,
             &round,
@@ -416,10 +430,24 @@ impl Server {
         let retried = params.get("requestState").is_some() || !responses.is_empty();
         match outcome {
             Outcome::Complete(body) => {
-                self.finish(&round, body, retried, opened.lineage.as_ref(), trace)
+                settle(true);
+                if let Some(flow) = opened
+                    .lineage
+                    .as_ref()
+                    .filter(|_| single_use && !claim_first)
+                {
+                    self.claim(flow, round.now_s, trace)?;
+                    self.store.settle(&flow.tid, true);
+                }
+                Ok(self.finish(&round, body, retried, trace))
             }
-            Outcome::Error(e) => Err(record_refusal(trace, e, "the handler returned an error")),
+            Outcome::Error(e) => {
+                settle(false);
+                Err(record_refusal(trace, e, "the handler returned an error"))
+            }
             Outcome::InputRequired { requests, state } => {
+                // Not done: the flow goes on under its next ticket, which must be redeemable.
+                settle(false);
                 self.ask(&round, &requests, state, opened.lineage, ctx.entropy, trace)
             }
         }
@@ -519,25 +547,19 @@ impl Server {
         }
     }
 
-    /// The handler finished: spends the flow (once) and completes the call.
+    /// The handler finished (its flow, if any, claimed and settled as done): completes the call.
     fn finish(
         &self,
         round: &Round<'_>,
         mut body: Value,
         retried: bool,
-        lineage: Option<&Claims>,
         trace: &mut Vec<TraceEvent>,
-    ) -> Result<Value, RpcError> {
+    ) -> Value {
         if round.method == "resources/read" {
             cache_hints(&mut body, retried);
         }
-        if let Some(flow) = lineage {
-            // The work is done: the flow is spent now, and only once, whichever of
-            // its tickets (and whichever replica) got here first.
-            self.spend(flow, round.now_s, trace)?;
-        }
         trace.push(TraceEvent::Completed);
-        Ok(with_result_type("complete", body))
+        with_result_type("complete", body)
     }
 
     /// The handler asked: answers `input_required` with its questions, and with a new ticket
@@ -784,6 +806,10 @@ impl RedemptionStore for NeverLooksUp<'_> {
 
     fn lookup(&self, _ticket_id: &str, _now_s: u64) -> Lookup {
         Lookup::NotRedeemed
+    }
+
+    fn settle(&self, ticket_id: &str, done: bool) {
+        self.0.settle(ticket_id, done)
     }
 
     fn len(&self) -> usize {

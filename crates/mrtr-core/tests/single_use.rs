@@ -172,6 +172,7 @@ impl RedemptionStore for Down {
     fn lookup(&self, _: &str, _: u64) -> Lookup {
         Lookup::Unavailable
     }
+    fn settle(&self, _: &str, _: bool) {}
     fn len(&self) -> usize {
         0
     }
@@ -344,4 +345,81 @@ fn every_ticket_minted_for_a_valid_ticket_inherits_its_id_and_deadline() {
     let r = send_as(&mut s, who, 60, &call(8, name, Some(&t), declined));
     let (_, again) = r.minted().unwrap();
     assert_eq!((again.tid.as_str(), again.exp), (c.tid.as_str(), c.exp));
+}
+
+/// How many times the counted deploy below did its work.
+static DEPLOYS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The lesson's deploy with a side effect a library user's handler would have: each time it
+/// completes, it counts one deploy, after taking a while (as a real deploy does).
+fn counted_deploy(inv: &mrtr_core::catalog::Invocation<'_>) -> mrtr_core::catalog::Outcome {
+    let out = mrtr_core::fixtures::deploy(inv);
+    if matches!(out, mrtr_core::catalog::Outcome::Complete(_)) {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        DEPLOYS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+    out
+}
+
+#[test]
+fn racing_copies_of_one_retry_run_a_handler_with_side_effects_once() {
+    let mut s = single_use();
+    for t in s.catalog.tools.iter_mut().filter(|t| t.name == "deploy") {
+        t.handler = counted_deploy;
+    }
+    let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
+    let s = &s;
+    let barrier = std::sync::Barrier::new(8);
+    let replies: Vec<mrtr_core::Reply> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let (t1, barrier) = (&t1, &barrier);
+                scope.spawn(move || {
+                    let msg = deploy(10 + i, Some(t1), true);
+                    barrier.wait();
+                    let clock = mrtr_core::FixedClock(EPOCH_MS + 5_000);
+                    let mut rng = mrtr_core::SeededEntropy::new(i as u64);
+                    let who = Principal::user("bob");
+                    s.handle(
+                        &msg,
+                        &mut mrtr_core::CallContext {
+                            principal: &who,
+                            clock: &clock,
+                            entropy: &mut rng,
+                        },
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let done = replies.iter().filter(|r| r.error().is_none()).count();
+    assert_eq!(done, 1, "one copy completes");
+    assert_eq!(
+        DEPLOYS.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the handler's work was done once, not once per copy"
+    );
+    for r in replies.iter().filter(|r| r.error().is_some()) {
+        assert!(r.error().unwrap().is_invalid_request_state());
+        assert_eq!(
+            r.verdict().unwrap().first_failure().unwrap().0,
+            Check::SingleUse
+        );
+    }
+}
+
+#[test]
+fn a_claim_is_given_back_when_the_handler_asks_again_or_fails() {
+    // A retry without its answer: claimed, the handler asks again, the claim is given back,
+    // so the flow's next ticket (same id) completes.
+    let mut s = single_use();
+    let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
+    let t2 = ticket_of(&bob(&mut s, 2, &deploy(2, Some(&t1), false)));
+    assert_eq!(s.redeemed_count(), 0, "asking again spends nothing");
+    assert_eq!(
+        text(&bob(&mut s, 4, &deploy(3, Some(&t2), true))),
+        "deployed to staging, release 2026.11.30-2"
+    );
+    assert_eq!(s.redeemed_count(), 1);
 }

@@ -13,8 +13,11 @@
 //! spend the ticket: the client is told nothing was done and to send the same retry again.
 //! So each claim carries a random owner token, and when its outcome is unknown the store
 //! deletes the key on a fresh connection only if it still holds that token
-//! (compare-and-delete, one Lua script), before the server answers.
+//! (compare-and-delete, one Lua script), before the server answers. The server claims a flow
+//! before its handler runs and settles the claim after; a claim whose handler asked again or
+//! failed is given back the same way, with the token this store kept for it.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -29,6 +32,8 @@ const KEY_PREFIX: &str = "mrtr:redeemed:";
 /// anyone else's.
 const RELEASE_SCRIPT: &str =
     "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+/// The log's reason for releasing a claim whose reply never came.
+const LOST_REPLY: &str = "a claim's reply was lost";
 /// How many fresh connections a release tries before it gives up (and says so in the log).
 const RELEASE_TRIES: u32 = 3;
 
@@ -62,6 +67,9 @@ pub struct RedisStore {
     name: String,
     /// Redemptions this process recorded.
     recorded: AtomicUsize,
+    /// The owner token of each claim not yet settled: a claim whose handler does not finish
+    /// is deleted only if Redis still holds this token (never another replica's claim).
+    claims: Mutex<HashMap<String, String>>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -89,6 +97,7 @@ impl RedisStore {
             timeout,
             name: name.to_owned(),
             recorded: AtomicUsize::new(0),
+            claims: Mutex::new(HashMap::new()),
         })
     }
 
@@ -135,30 +144,37 @@ impl RedisStore {
         }
     }
 
-    /// Undoes a claim whose reply was lost, on a fresh connection each try: deletes the key
-    /// only if it still holds `owner`. True when Redis answered (the key is now not ours).
-    fn release(&self, key: &str, owner: &str) -> bool {
+    /// Undoes a claim (one whose reply was lost, or one its handler did not finish), on a
+    /// fresh connection each try: deletes the key only if it still holds `owner`. True when
+    /// Redis answered (the key is now not ours). `why` is the log's reason.
+    fn release(&self, key: &str, owner: &str, why: &str) -> bool {
         let mut script = redis::cmd("EVAL");
         script.arg(RELEASE_SCRIPT).arg(1).arg(key).arg(owner);
         for _ in 0..RELEASE_TRIES {
             let answered = self.connect().and_then(|mut c| script.query::<i64>(&mut c));
             match answered {
                 Ok(n) => {
-                    eprintln!(
-                        "[{}] redemption store: a claim's reply was lost; {} it, so the same retry can go through",
-                        self.name,
-                        if n == 1 { "released" } else { "it had not been recorded; nothing to release" }
-                    );
+                    if n != 1 || why == LOST_REPLY {
+                        eprintln!(
+                            "[{}] redemption store: {why}; {} it, so the same retry can go through",
+                            self.name,
+                            if n == 1 {
+                                "released"
+                            } else {
+                                "it had not been recorded; nothing to release"
+                            }
+                        );
+                    }
                     return true;
                 }
                 Err(e) => eprintln!(
-                    "[{}] redemption store: releasing a lost claim: {e}",
+                    "[{}] redemption store: releasing a claim ({why}): {e}",
                     self.name
                 ),
             }
         }
         eprintln!(
-            "[{}] redemption store: could not release a claim whose reply was lost; that ticket is refused until its retention ends",
+            "[{}] redemption store: could not release a claim ({why}); that ticket is refused until its retention ends",
             self.name
         );
         false
@@ -193,6 +209,9 @@ impl RedemptionStore for RedisStore {
         match self.send::<Option<String>>(&cmd) {
             Outcome::Answer(Some(_)) => {
                 self.recorded.fetch_add(1, Ordering::Relaxed);
+                if let Ok(mut c) = self.claims.lock() {
+                    c.insert(ticket_id.to_owned(), owner);
+                }
                 Redemption::First
             }
             Outcome::Answer(None) => Redemption::Repeat,
@@ -200,7 +219,7 @@ impl RedemptionStore for RedisStore {
             Outcome::Unknown => {
                 // The claim may have been recorded though nobody will do the work: undo it
                 // if it is ours, so "nothing was done, send it again" stays true.
-                self.release(&key, &owner);
+                self.release(&key, &owner, LOST_REPLY);
                 Redemption::Unavailable
             }
         }
@@ -213,6 +232,19 @@ impl RedemptionStore for RedisStore {
             Some(0) => Lookup::NotRedeemed,
             Some(_) => Lookup::Redeemed,
             None => Lookup::Unavailable,
+        }
+    }
+
+    fn settle(&self, ticket_id: &str, done: bool) {
+        let owner = self
+            .claims
+            .lock()
+            .ok()
+            .and_then(|mut c| c.remove(ticket_id));
+        if let (false, Some(owner)) = (done, owner) {
+            let key = format!("{KEY_PREFIX}{ticket_id}");
+            // Asked again or failed: the flow is not spent; give the claim back (ours only).
+            self.release(&key, &owner, "the handler did not finish the work");
         }
     }
 
