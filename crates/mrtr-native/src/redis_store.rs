@@ -45,6 +45,12 @@ enum Outcome<T> {
     Unknown,
 }
 
+/// A failed send: whether the command went out on a connection (and so may have run).
+enum Sent {
+    No(redis::RedisError),
+    Yes(redis::RedisError),
+}
+
 /// How long Redis keeps a redemption, from the replica's clock: the ticket's remaining life
 /// plus the skew allowance (a replica whose clock runs behind still finds the id while it
 /// would accept the ticket), at least one second.
@@ -112,29 +118,78 @@ impl RedisStore {
     }
 
     fn send<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Outcome<T> {
+        self.send_once_more_if_stale(cmd).0
+    }
+
+    /// Sends `cmd`; when a connection kept from an earlier call turns out dead (Redis
+    /// restarted, or closed it for idleness), sends it once more on a fresh one instead of
+    /// refusing the request, and says so (`true`): a dead connection never delivered the
+    /// command to a live Redis, so the second send is the first that can run.
+    fn send_once_more_if_stale<T: redis::FromRedisValue>(
+        &self,
+        cmd: &redis::Cmd,
+    ) -> (Outcome<T>, bool) {
         let Ok(mut slot) = self.conn.lock() else {
             eprintln!("[{}] redemption store: lock poisoned", self.name);
-            return Outcome::NeverSent;
+            return (Outcome::NeverSent, false);
         };
-        if slot.is_none() {
-            match self.connect() {
-                Ok(c) => *slot = Some(c),
-                Err(e) => {
-                    eprintln!("[{}] redemption store unavailable: {e}", self.name);
-                    return Outcome::NeverSent;
-                }
+        let kept = slot.is_some();
+        match self.send_on(&mut slot, cmd) {
+            Err(Sent::Yes(e)) if kept && e.is_connection_dropped() => {
+                eprintln!(
+                    "[{}] redemption store: the kept connection was closed ({e}); sending again on a new one",
+                    self.name
+                );
+                let again = match self.send_on(&mut slot, cmd) {
+                    Ok(v) => Outcome::Answer(v),
+                    Err(e) => self.failed(e),
+                };
+                (again, true)
             }
+            Err(e) => (self.failed(e), false),
+            Ok(v) => (Outcome::Answer(v), false),
+        }
+    }
+
+    /// Whether `key` holds `owner` (false when Redis cannot say).
+    fn holds(&self, key: &str, owner: &str) -> bool {
+        let mut get = redis::cmd("GET");
+        get.arg(key);
+        self.run::<Option<String>>(&get).flatten().as_deref() == Some(owner)
+    }
+
+    /// One send on the connection in `slot`, connecting first if there is none; any failure
+    /// drops the connection (the next call reconnects, so a late reply is never read as the
+    /// answer to another command).
+    fn send_on<T: redis::FromRedisValue>(
+        &self,
+        slot: &mut Option<redis::Connection>,
+        cmd: &redis::Cmd,
+    ) -> Result<T, Sent> {
+        if slot.is_none() {
+            *slot = Some(self.connect().map_err(Sent::No)?);
         }
         let Some(conn) = slot.as_mut() else {
-            return Outcome::NeverSent;
+            return Err(Sent::No(redis::RedisError::from(std::io::Error::other(
+                "no connection",
+            ))));
         };
-        match cmd.query::<T>(conn) {
-            Ok(v) => Outcome::Answer(v),
-            Err(e) => {
+        cmd.query::<T>(conn).map_err(|e| {
+            *slot = None;
+            Sent::Yes(e)
+        })
+    }
+
+    /// What a failed send means, logged: no connection, or a refused one, means nothing
+    /// reached Redis; a timeout or a broken connection after sending may have left it run.
+    fn failed<T>(&self, e: Sent) -> Outcome<T> {
+        match e {
+            Sent::No(e) => {
                 eprintln!("[{}] redemption store unavailable: {e}", self.name);
-                *slot = None;
-                // A refused connection means nothing reached Redis; a timeout or a broken
-                // connection after sending may have left the command run.
+                Outcome::NeverSent
+            }
+            Sent::Yes(e) => {
+                eprintln!("[{}] redemption store unavailable: {e}", self.name);
                 if e.is_connection_refusal() {
                     Outcome::NeverSent
                 } else {
@@ -206,7 +261,16 @@ impl RedemptionStore for RedisStore {
             .arg("NX")
             .arg("PX")
             .arg(retention_ms(expires_s, now_s));
-        match self.send::<Option<String>>(&cmd) {
+        let (outcome, sent_again) = self.send_once_more_if_stale::<Option<String>>(&cmd);
+        // Sent again after a dead connection: if the first send did reach Redis after all, the
+        // key holds this claim's own token, and the claim is ours.
+        let outcome = match outcome {
+            Outcome::Answer(None) if sent_again && self.holds(&key, &owner) => {
+                Outcome::Answer(Some("OK".to_owned()))
+            }
+            o => o,
+        };
+        match outcome {
             Outcome::Answer(Some(_)) => {
                 self.recorded.fetch_add(1, Ordering::Relaxed);
                 if let Ok(mut c) = self.claims.lock() {
@@ -226,6 +290,7 @@ impl RedemptionStore for RedisStore {
     }
 
     fn lookup(&self, ticket_id: &str, _now_s: u64) -> Lookup {
+        // (A dead kept connection is replaced inside `run`: EXISTS can be sent twice.)
         let mut cmd = redis::cmd("EXISTS");
         cmd.arg(format!("{KEY_PREFIX}{ticket_id}"));
         match self.run::<u64>(&cmd) {

@@ -265,6 +265,32 @@ fn with_redis_down_redemptions_are_refused_and_it_recovers_by_itself() {
 
 #[test]
 #[ignore = "needs nginx and redis-server: make test-cluster"]
+fn after_a_redis_restart_the_first_retry_on_each_replica_completes() {
+    let c = Cluster::start();
+    // Each replica redeems once, so each keeps a connection to this Redis open.
+    for (id, to) in [(2, &c.a), (3, &c.b)] {
+        let t = to.ticket("bob", "staging");
+        let (_, r) = to.post(Some("bob"), &deploy(id, "staging", Some(&t)));
+        assert!(deployed(&r), "{r}");
+    }
+    c.stop("redis");
+    c.start_part("redis");
+    // The kept connections are dead: each replica's first retry still completes, on a new one.
+    for (id, to) in [(4, &c.a), (5, &c.b)] {
+        let t = to.ticket("bob", "prod");
+        let (status, r) = to.post(Some("bob"), &deploy(id, "prod", Some(&t)));
+        assert_eq!(status, 200);
+        assert!(deployed(&r), "not -32603 for a stale connection: {r}");
+        // And it is spent: the same retry again is refused.
+        let (_, again) = to.post(Some("bob"), &deploy(id + 10, "prod", Some(&t)));
+        assert!(refused(&again), "{again}");
+    }
+    let log = std::fs::read_to_string(c.dir.join("replica-a.log")).unwrap();
+    assert!(log.contains("the kept connection was closed"), "{log}");
+}
+
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
 fn a_key_rolls_across_the_fleet_without_refusing_tickets_in_flight() {
     let k1 = KEY;
     let k2 = "6b32".to_owned() + &"17".repeat(31);
