@@ -108,7 +108,13 @@ start_one() {
   mkdir -p "$DIR"
   case $name in
     redis)
-      setsid redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+      # A memory that neither forgets nor evicts: every write on disk before it is answered
+      # (append-only file, fsync always), and never an eviction (mrtr-server refuses a Redis
+      # whose maxmemory-policy is not noeviction). If the memory is lost all the same (its
+      # files gone), the replicas refuse what was minted before it began (cluster test).
+      mkdir -p "$DIR/redis-data"
+      setsid redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --dir "$DIR/redis-data" \
+        --appendonly yes --appendfsync always --maxmemory-policy noeviction \
         --protected-mode yes --logfile "$DIR/redis.log" </dev/null >/dev/null 2>&1 &
       ;;
     replica-a|replica-b)
@@ -139,6 +145,9 @@ start_one() {
     tail -n 20 "$DIR/$name.log" "$DIR/nginx-error.log" 2>/dev/null || true
     exit 1
   fi
+  # The replicas refuse tickets minted in or before the second a Redis without its memory
+  # started (whether they were spent is forgotten): let that second pass before any is minted.
+  if [ "$name" = redis ]; then sleep 1; fi
 }
 
 stop_one() {

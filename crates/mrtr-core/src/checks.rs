@@ -109,6 +109,9 @@ pub enum Refusal {
     WrongArguments,
     /// The single-use check: the ticket was redeemed before.
     AlreadyRedeemed,
+    /// The single-use check: the ticket was minted before the memory of redemptions began
+    /// (it was lost: a restart, a store that forgot), which cannot tell whether it was spent.
+    BeforeMemory,
     /// The redemption store is full of unexpired ids and will not forget one (fail closed).
     StoreFull,
     /// The redemption store did not answer, or there is none (fail closed).
@@ -143,6 +146,10 @@ impl std::fmt::Display for Refusal {
             }
             Refusal::WrongArguments => write!(f, "ticket belongs to different arguments"),
             Refusal::AlreadyRedeemed => write!(f, "ticket was already redeemed"),
+            Refusal::BeforeMemory => write!(
+                f,
+                "ticket was minted before the memory of redemptions began, so it cannot tell whether it was spent"
+            ),
             Refusal::StoreFull => write!(f, "redemption store is full; refusing to forget"),
             Refusal::StoreUnavailable => {
                 write!(

@@ -13,6 +13,9 @@ pub enum Redemption {
     Repeat,
     /// The store is full of unexpired ids; refuse rather than forget (fail closed).
     Full,
+    /// The ticket was minted before this memory of redemptions began (a restarted process,
+    /// a Redis that lost its data): it cannot tell whether the ticket was spent, so refuse.
+    BeforeMemory,
     /// The store could not be reached or did not answer in time; refuse rather than
     /// guess (fail closed).
     Unavailable,
@@ -33,9 +36,11 @@ pub enum Lookup {
 /// one (an `Arc` here; Redis behind the native server). Methods take `&self`: a store is
 /// shared by the requests a server handles at once, and records atomically.
 pub trait RedemptionStore {
-    /// Records `ticket_id` (valid until `expires_s`) unless it was recorded before; exactly
-    /// one of any number of racing calls for the same id gets `First`.
-    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption;
+    /// Records `ticket_id` (minted at `issued_s`, valid until `expires_s`) unless it was
+    /// recorded before; exactly one of any number of racing calls for the same id gets
+    /// `First`. A ticket minted before the memory began gets `BeforeMemory`: a memory that
+    /// was lost (a restart, a store that forgot) would otherwise let a spent ticket redeem again.
+    fn redeem(&self, ticket_id: &str, issued_s: u64, expires_s: u64, now_s: u64) -> Redemption;
     /// Whether `ticket_id` was redeemed, recording nothing: the ask-again path uses it so a
     /// spent ticket cannot be traded for a fresh question.
     fn lookup(&self, ticket_id: &str, now_s: u64) -> Lookup;
@@ -59,6 +64,8 @@ pub trait RedemptionStore {
 pub struct MemoryStore {
     redeemed: Mutex<BTreeMap<Tid, u64>>,
     capacity: usize,
+    /// When this memory began (seconds): tickets minted earlier are refused.
+    began_s: u64,
 }
 
 /// A ticket id as the store keeps it: inline when it is short (the server's are 16
@@ -98,6 +105,18 @@ impl MemoryStore {
         MemoryStore {
             redeemed: Mutex::new(BTreeMap::new()),
             capacity: capacity.max(1),
+            began_s: 0,
+        }
+    }
+
+    /// This store, remembering from second `now_s` on: tickets minted in or before that
+    /// second are refused as [`Redemption::BeforeMemory`]. A process that keeps its memory in
+    /// itself starts it so (and mints nothing until the next second): a restart with the same
+    /// key forgets every redemption, and must not accept them again.
+    pub fn beginning_at(self, now_s: u64) -> MemoryStore {
+        MemoryStore {
+            began_s: now_s,
+            ..self
         }
     }
 }
@@ -109,7 +128,12 @@ impl Default for MemoryStore {
 }
 
 impl RedemptionStore for MemoryStore {
-    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
+    fn redeem(&self, ticket_id: &str, issued_s: u64, expires_s: u64, now_s: u64) -> Redemption {
+        // In or before the second the memory began: whole seconds are all a ticket says, so
+        // the beginning's own second is ambiguous, and refused (see `beginning_at`).
+        if self.began_s > 0 && issued_s <= self.began_s {
+            return Redemption::BeforeMemory;
+        }
         // A poisoned lock means another thread panicked mid-update: refuse.
         let Ok(mut redeemed) = self.redeemed.lock() else {
             return Redemption::Unavailable;
@@ -153,8 +177,8 @@ impl RedemptionStore for MemoryStore {
 pub type SharedStore = Arc<MemoryStore>;
 
 impl<S: RedemptionStore + ?Sized> RedemptionStore for Arc<S> {
-    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
-        (**self).redeem(ticket_id, expires_s, now_s)
+    fn redeem(&self, ticket_id: &str, issued_s: u64, expires_s: u64, now_s: u64) -> Redemption {
+        (**self).redeem(ticket_id, issued_s, expires_s, now_s)
     }
 
     fn lookup(&self, ticket_id: &str, now_s: u64) -> Lookup {
@@ -175,11 +199,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_ticket_minted_before_the_memory_began_is_refused() {
+        let s = MemoryStore::default().beginning_at(1_000);
+        assert_eq!(s.redeem("old", 999, 1_100, 1_001), Redemption::BeforeMemory);
+        // Its own second is ambiguous (a ticket says whole seconds): refused too.
+        assert_eq!(
+            s.redeem("then", 1_000, 1_100, 1_001),
+            Redemption::BeforeMemory
+        );
+        assert_eq!(s.redeem("new", 1_001, 1_120, 1_001), Redemption::First);
+        assert_eq!(s.len(), 1, "nothing recorded for the refused one");
+    }
+
+    #[test]
     fn second_redemption_is_a_repeat() {
         let s = MemoryStore::default();
-        assert_eq!(s.redeem("a", 120, 10), Redemption::First);
-        assert_eq!(s.redeem("a", 120, 11), Redemption::Repeat);
-        assert_eq!(s.redeem("b", 120, 11), Redemption::First);
+        assert_eq!(s.redeem("a", 0, 120, 10), Redemption::First);
+        assert_eq!(s.redeem("a", 0, 120, 11), Redemption::Repeat);
+        assert_eq!(s.redeem("b", 0, 120, 11), Redemption::First);
         assert_eq!(s.len(), 2);
         assert_eq!(s.lookup("a", 12), Lookup::Redeemed);
         assert_eq!(s.lookup("c", 12), Lookup::NotRedeemed);
@@ -191,13 +228,13 @@ mod tests {
         let s = MemoryStore::default();
         let long = "x".repeat(23);
         let short = "x".repeat(22);
-        assert_eq!(s.redeem(&long, 120, 0), Redemption::First);
+        assert_eq!(s.redeem(&long, 0, 120, 0), Redemption::First);
         assert_eq!(s.lookup(&short, 0), Lookup::NotRedeemed);
-        assert_eq!(s.redeem(&short, 120, 0), Redemption::First);
-        assert_eq!(s.redeem(&long, 120, 1), Redemption::Repeat);
-        assert_eq!(s.redeem(&short, 120, 1), Redemption::Repeat);
+        assert_eq!(s.redeem(&short, 0, 120, 0), Redemption::First);
+        assert_eq!(s.redeem(&long, 0, 120, 1), Redemption::Repeat);
+        assert_eq!(s.redeem(&short, 0, 120, 1), Redemption::Repeat);
         assert_eq!(s.lookup("", 1), Lookup::NotRedeemed);
-        assert_eq!(s.redeem("", 120, 1), Redemption::First);
+        assert_eq!(s.redeem("", 0, 120, 1), Redemption::First);
         assert_eq!(
             s.lookup("\0", 1),
             Lookup::NotRedeemed,
@@ -209,10 +246,10 @@ mod tests {
     #[test]
     fn bounded_and_evicts_by_expiry() {
         let s = MemoryStore::new(2);
-        assert_eq!(s.redeem("a", 100, 0), Redemption::First);
-        assert_eq!(s.redeem("b", 200, 0), Redemption::First);
-        assert_eq!(s.redeem("c", 300, 50), Redemption::Full);
-        assert_eq!(s.redeem("c", 300, 100), Redemption::First); // "a" expired at 100
+        assert_eq!(s.redeem("a", 0, 100, 0), Redemption::First);
+        assert_eq!(s.redeem("b", 0, 200, 0), Redemption::First);
+        assert_eq!(s.redeem("c", 0, 300, 50), Redemption::Full);
+        assert_eq!(s.redeem("c", 0, 300, 100), Redemption::First); // "a" expired at 100
         assert_eq!(s.len(), 2);
     }
 
@@ -220,8 +257,8 @@ mod tests {
     fn shared_between_holders() {
         let shared: SharedStore = Arc::new(MemoryStore::default());
         let (a, b) = (shared.clone(), shared.clone());
-        assert_eq!(a.redeem("t", 120, 0), Redemption::First);
-        assert_eq!(b.redeem("t", 120, 1), Redemption::Repeat);
+        assert_eq!(a.redeem("t", 0, 120, 0), Redemption::First);
+        assert_eq!(b.redeem("t", 0, 120, 1), Redemption::Repeat);
     }
 }
 
@@ -236,7 +273,7 @@ mod race {
             let id = format!("t{trial}");
             let wins: usize = std::thread::scope(|s| {
                 let handles: Vec<_> = (0..8)
-                    .map(|_| s.spawn(|| store.redeem(&id, 100, 0) == Redemption::First))
+                    .map(|_| s.spawn(|| store.redeem(&id, 0, 100, 0) == Redemption::First))
                     .collect();
                 handles
                     .into_iter()

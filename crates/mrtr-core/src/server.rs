@@ -293,9 +293,10 @@ impl Server {
         now_s: u64,
         trace: &mut Vec<TraceEvent>,
     ) -> Result<(), RpcError> {
-        let refusal = match self.store.redeem(&flow.tid, flow.exp, now_s) {
+        let refusal = match self.store.redeem(&flow.tid, flow.iat, flow.exp, now_s) {
             Redemption::First => return Ok(()),
             Redemption::Repeat => Refusal::AlreadyRedeemed,
+            Redemption::BeforeMemory => Refusal::BeforeMemory,
             Redemption::Full => Refusal::StoreFull,
             Redemption::Unavailable => Refusal::StoreUnavailable,
         };
@@ -800,8 +801,8 @@ fn refusal_error(refusal: &Refusal) -> RpcError {
 struct NeverLooksUp<'a>(&'a (dyn RedemptionStore + Send + Sync));
 
 impl RedemptionStore for NeverLooksUp<'_> {
-    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
-        self.0.redeem(ticket_id, expires_s, now_s)
+    fn redeem(&self, ticket_id: &str, issued_s: u64, expires_s: u64, now_s: u64) -> Redemption {
+        self.0.redeem(ticket_id, issued_s, expires_s, now_s)
     }
 
     fn lookup(&self, _ticket_id: &str, _now_s: u64) -> Lookup {

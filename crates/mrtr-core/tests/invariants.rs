@@ -22,6 +22,7 @@ fn op() -> impl Strategy<Value = Op> {
         ),
         4 => (any::<u8>(), any::<u16>()).prop_map(|(replica, ticket)| Op::Honest { replica, ticket }),
         3 => (0u16..45).prop_map(|seconds| Op::Advance { seconds }),
+        1 => Just(Op::ForgetMemory),
     ]
 }
 

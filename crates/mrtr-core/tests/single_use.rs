@@ -166,7 +166,7 @@ fn a_naive_server_launders_a_spent_ticket() {
 struct Down;
 
 impl RedemptionStore for Down {
-    fn redeem(&self, _: &str, _: u64, _: u64) -> Redemption {
+    fn redeem(&self, _: &str, _: u64, _: u64, _: u64) -> Redemption {
         Redemption::Unavailable
     }
     fn lookup(&self, _: &str, _: u64) -> Lookup {

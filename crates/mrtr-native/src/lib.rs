@@ -13,6 +13,7 @@ pub mod stdio_front;
 pub mod transport;
 
 use mrtr_core::checks::{Check, CheckPolicy};
+use mrtr_core::redemption::MemoryStore;
 
 use crate::redis_store::RedisStore;
 use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
@@ -77,7 +78,19 @@ impl ServerOptions {
             mrtr_core::fixtures::full_catalog(),
         );
         match (&self.redemption, self.single_use) {
-            (None, _) => Ok(server),
+            // The memory in this process begins now: a restart (with the same key) forgets
+            // every redemption, so tickets minted before it are refused, not accepted again.
+            // It mints nothing until the next whole second, so no ticket of its own is
+            // minted in the second its memory began (that second is refused).
+            (None, _) => {
+                use mrtr_core::Clock;
+                let now_ms = crate::os::SystemClock.now_ms();
+                let began = MemoryStore::default().beginning_at(now_ms / 1000);
+                if self.single_use {
+                    std::thread::sleep(std::time::Duration::from_millis(1000 - now_ms % 1000));
+                }
+                Ok(server.with_store(Box::new(began)))
+            }
             (Some(url), true) => {
                 let store = RedisStore::open(url, redis_store::DEFAULT_TIMEOUT, &self.name)?;
                 Ok(server.with_store(Box::new(store)))

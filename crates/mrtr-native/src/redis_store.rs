@@ -28,6 +28,32 @@ use mrtr_core::redemption::{Lookup, Redemption, RedemptionStore};
 /// How long one Redis call (connect, send, receive) may take before the store gives up.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(250);
 const KEY_PREFIX: &str = "mrtr:redeemed:";
+/// The second this Redis's memory of redemptions began: kept beside the redemptions, so it
+/// is lost exactly when they are (a restart without persistence, a flush), and then set
+/// again to the second this Redis started (its `TIME` less its uptime).
+const BEGAN_KEY: &str = "mrtr:memory-began";
+/// Marks the memory's beginning (KEYS[1]) as this Redis's start, unless it is marked: each
+/// new connection runs it, so the mark is made before the first claim can need it.
+const MARK_BEGAN_SCRIPT: &str = "if redis.call('EXISTS', KEYS[1]) == 0 then \
+  local t = redis.call('TIME') \
+  local up = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) \
+  redis.call('SET', KEYS[1], tostring(tonumber(t[1]) - up)) \
+end \
+return 0";
+/// One claim, atomically: the memory's beginning (set if missing), a ticket minted in or
+/// before that second refused (-1: whether it was spent is forgotten; the second itself is
+/// ambiguous, whole seconds being all a ticket says), else SET NX PX: 1 claimed, 0 a repeat.
+/// KEYS: the ticket's key, BEGAN_KEY; ARGV: owner, retention ms, the ticket's issue second.
+const CLAIM_SCRIPT: &str = "local began = redis.call('GET', KEYS[2]) \
+if not began then \
+  local t = redis.call('TIME') \
+  local up = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) \
+  began = tostring(tonumber(t[1]) - up) \
+  redis.call('SET', KEYS[2], began) \
+end \
+if tonumber(ARGV[3]) <= tonumber(began) then return -1 end \
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end \
+return 0";
 /// Deletes KEYS[1] only if it holds ARGV[1]: a claim's owner undoing its own claim, never
 /// anyone else's.
 const RELEASE_SCRIPT: &str =
@@ -88,8 +114,9 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// A store for `url` (`redis://HOST:PORT[/DB]`); nothing is connected yet, so a server
-    /// starts even while Redis is down.
+    /// A store for `url` (`redis://HOST:PORT[/DB]`). It connects at once if it can, which
+    /// marks when the memory began if no replica has yet (see [`BEGAN_KEY`]); a server starts
+    /// even while Redis is down, and connects later.
     pub fn open(url: &str, timeout: Duration, name: &str) -> Result<RedisStore, String> {
         if !url.starts_with("redis://") {
             return Err(format!(
@@ -97,14 +124,18 @@ impl RedisStore {
             ));
         }
         let client = redis::Client::open(url).map_err(|e| format!("--redemption {url:?}: {e}"))?;
-        Ok(RedisStore {
+        let store = RedisStore {
             client,
             conn: Mutex::new(None),
             timeout,
             name: name.to_owned(),
             recorded: AtomicUsize::new(0),
             claims: Mutex::new(HashMap::new()),
-        })
+        };
+        if let (Ok(conn), Ok(mut slot)) = (store.connect(), store.conn.lock()) {
+            *slot = Some(conn);
+        }
+        Ok(store)
     }
 
     /// Runs one command on the connection, connecting first if needed. Any failure drops
@@ -134,8 +165,13 @@ impl RedisStore {
             return (Outcome::NeverSent, false);
         };
         let kept = slot.is_some();
-        match self.send_on(&mut slot, cmd) {
-            Err(Sent::Yes(e)) if kept && e.is_connection_dropped() => {
+        let started = std::time::Instant::now();
+        let first = self.send_on(&mut slot, cmd);
+        // A dead connection fails at once; one that failed after waiting may have a command
+        // running behind it: that is a lost reply, resolved by the caller, never sent again.
+        let at_once = started.elapsed() < self.timeout / 2;
+        match first {
+            Err(Sent::Yes(e)) if kept && at_once && e.is_connection_dropped() => {
                 eprintln!(
                     "[{}] redemption store: the kept connection was closed ({e}); sending again on a new one",
                     self.name
@@ -235,16 +271,32 @@ impl RedisStore {
         false
     }
 
+    /// A new connection, to a Redis that never evicts: one that evicts under memory
+    /// pressure would forget redemptions silently, so it is refused as unavailable.
     fn connect(&self) -> redis::RedisResult<redis::Connection> {
-        let conn = self.client.get_connection_with_timeout(self.timeout)?;
+        let mut conn = self.client.get_connection_with_timeout(self.timeout)?;
         conn.set_read_timeout(Some(self.timeout))?;
         conn.set_write_timeout(Some(self.timeout))?;
-        Ok(conn)
+        let policy: Vec<String> = redis::cmd("CONFIG")
+            .arg("GET")
+            .arg("maxmemory-policy")
+            .query(&mut conn)?;
+        match policy.get(1).map(String::as_str) {
+            Some("noeviction") => {
+                // The memory's beginning, if no one has marked it yet: this Redis's start.
+                redis::cmd("EVAL").arg(MARK_BEGAN_SCRIPT).arg(1).arg(BEGAN_KEY).query::<()>(&mut conn)?;
+                Ok(conn)
+            }
+            other => Err(redis::RedisError::from(std::io::Error::other(format!(
+                "this Redis may evict redemptions under memory pressure (maxmemory-policy {}); start it with --maxmemory-policy noeviction",
+                other.unwrap_or("unknown")
+            )))),
+        }
     }
 }
 
 impl RedemptionStore for RedisStore {
-    fn redeem(&self, ticket_id: &str, expires_s: u64, now_s: u64) -> Redemption {
+    fn redeem(&self, ticket_id: &str, issued_s: u64, expires_s: u64, now_s: u64) -> Redemption {
         let key = format!("{KEY_PREFIX}{ticket_id}");
         let mut token = [0u8; 16];
         if getrandom::fill(&mut token).is_err() {
@@ -255,30 +307,31 @@ impl RedemptionStore for RedisStore {
             return Redemption::Unavailable;
         }
         let owner = hex::encode(token);
-        let mut cmd = redis::cmd("SET");
-        cmd.arg(&key)
+        let mut cmd = redis::cmd("EVAL");
+        cmd.arg(CLAIM_SCRIPT)
+            .arg(2)
+            .arg(&key)
+            .arg(BEGAN_KEY)
             .arg(&owner)
-            .arg("NX")
-            .arg("PX")
-            .arg(retention_ms(expires_s, now_s));
-        let (outcome, sent_again) = self.send_once_more_if_stale::<Option<String>>(&cmd);
+            .arg(retention_ms(expires_s, now_s))
+            .arg(issued_s);
+        let (outcome, sent_again) = self.send_once_more_if_stale::<i64>(&cmd);
         // Sent again after a dead connection: if the first send did reach Redis after all, the
         // key holds this claim's own token, and the claim is ours.
         let outcome = match outcome {
-            Outcome::Answer(None) if sent_again && self.holds(&key, &owner) => {
-                Outcome::Answer(Some("OK".to_owned()))
-            }
+            Outcome::Answer(0) if sent_again && self.holds(&key, &owner) => Outcome::Answer(1),
             o => o,
         };
         match outcome {
-            Outcome::Answer(Some(_)) => {
+            Outcome::Answer(-1) => Redemption::BeforeMemory,
+            Outcome::Answer(1) => {
                 self.recorded.fetch_add(1, Ordering::Relaxed);
                 if let Ok(mut c) = self.claims.lock() {
                     c.insert(ticket_id.to_owned(), owner);
                 }
                 Redemption::First
             }
-            Outcome::Answer(None) => Redemption::Repeat,
+            Outcome::Answer(_) => Redemption::Repeat,
             Outcome::NeverSent => Redemption::Unavailable,
             Outcome::Unknown => {
                 // The claim may have been recorded though nobody will do the work: undo it
@@ -343,7 +396,7 @@ mod tests {
     fn nobody_listening_means_unavailable_not_accepted() {
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.
         let s = RedisStore::open("redis://127.0.0.1:1/0", DEFAULT_TIMEOUT, "test").unwrap();
-        assert_eq!(s.redeem("t", 100, 0), Redemption::Unavailable);
+        assert_eq!(s.redeem("t", 0, 100, 0), Redemption::Unavailable);
         assert_eq!(s.lookup("t", 0), Lookup::Unavailable);
         assert_eq!(s.len(), 0);
     }

@@ -265,22 +265,38 @@ fn with_redis_down_redemptions_are_refused_and_it_recovers_by_itself() {
 
 #[test]
 #[ignore = "needs nginx and redis-server: make test-cluster"]
-fn after_a_redis_restart_the_first_retry_on_each_replica_completes() {
+fn a_redis_restart_without_persistence_forgets_nothing_it_would_accept() {
     let c = Cluster::start();
     // Each replica redeems once, so each keeps a connection to this Redis open.
+    let mut spent = Vec::new();
     for (id, to) in [(2, &c.a), (3, &c.b)] {
         let t = to.ticket("bob", "staging");
         let (_, r) = to.post(Some("bob"), &deploy(id, "staging", Some(&t)));
         assert!(deployed(&r), "{r}");
+        spent.push(t);
     }
+    // Redis keeps its memory on disk; here it is lost all the same (its files deleted while
+    // it is stopped), as a restart without persistence or a lost disk would lose it.
     c.stop("redis");
+    std::fs::remove_dir_all(c.dir.join("redis-data")).unwrap();
     c.start_part("redis");
-    // The kept connections are dead: each replica's first retry still completes, on a new one.
+    // The replay of each spent ticket, on either replica, is still refused: it was minted
+    // before the new memory began. It is also each replica's first command on its kept,
+    // now dead, connection: a refusal of the ticket (-32602), not "store unavailable".
+    for (id, (to, t)) in [(&c.b, &spent[0]), (&c.a, &spent[1])]
+        .into_iter()
+        .enumerate()
+    {
+        let (_, r) = to.post(Some("bob"), &deploy(20 + id as i64, "staging", Some(t)));
+        assert!(!deployed(&r), "a spent ticket never deploys again: {r}");
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+    }
+    // Tickets minted now complete, once.
     for (id, to) in [(4, &c.a), (5, &c.b)] {
         let t = to.ticket("bob", "prod");
         let (status, r) = to.post(Some("bob"), &deploy(id, "prod", Some(&t)));
         assert_eq!(status, 200);
-        assert!(deployed(&r), "not -32603 for a stale connection: {r}");
+        assert!(deployed(&r), "{r}");
         // And it is spent: the same retry again is refused.
         let (_, again) = to.post(Some("bob"), &deploy(id + 10, "prod", Some(&t)));
         assert!(refused(&again), "{again}");
@@ -380,7 +396,8 @@ impl HoldBackProxy {
                             break;
                         }
                         let chunk = &buf[..n];
-                        if chunk.windows(7).any(|w| w == b"\r\nSET\r\n")
+                        // The claim: the script with SET NX PX (see redis_store::CLAIM_SCRIPT).
+                        if chunk.windows(10).any(|w| w == b"'NX', 'PX'")
                             && armed.swap(false, Ordering::SeqCst)
                         {
                             flag.store(true, Ordering::SeqCst);
@@ -583,4 +600,53 @@ fn a_page_on_a_listed_origin_calls_through_nginx_and_sees_both_replicas_names() 
     }
     names.sort();
     assert_eq!(names, ["replica-a", "replica-b"], "round robin, each named");
+}
+
+/// A Redis that may evict keys under memory pressure would forget redemptions silently:
+/// the store refuses it (unavailable, so the server answers -32603), and takes one that
+/// never evicts.
+#[test]
+#[ignore = "needs redis-server: make test-cluster"]
+fn a_redis_that_may_evict_is_refused_as_unavailable() {
+    use mrtr_core::redemption::{Redemption, RedemptionStore};
+    use mrtr_native::redis_store::{RedisStore, DEFAULT_TIMEOUT};
+    for (policy, expected) in [
+        ("allkeys-lru", Redemption::Unavailable),
+        ("noeviction", Redemption::First),
+    ] {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut redis = Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+            ])
+            .args(["--appendonly", "no", "--maxmemory-policy", policy])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server runs");
+        let up = (0..100).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        assert!(up, "redis-server on {port}");
+        let store =
+            RedisStore::open(&format!("redis://127.0.0.1:{port}/0"), DEFAULT_TIMEOUT, "t").unwrap();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        // Minted after this Redis began (its first second is refused either way).
+        let got = store.redeem("t", now + 2, now + 100, now);
+        let _ = redis.kill();
+        let _ = redis.wait();
+        assert_eq!(got, expected, "maxmemory-policy {policy}");
+    }
 }

@@ -13,6 +13,10 @@
 //! 4. every error is the uniform -32602 or a -32603 store fault, and a refused ticket names
 //!    the check that refused it.
 //!
+//! A history may lose the memory of redemptions (`Op::ForgetMemory`: a restart without
+//! persistence) and go on under the same key: 2 must hold across it; 3 then holds for
+//! tickets minted after the new memory's first second (older ones may be refused).
+//!
 //! Panics are failures too: the property test catches them, the fuzzer reports them.
 #![allow(dead_code)]
 
@@ -47,13 +51,16 @@ pub enum Op {
     Honest { replica: u8, ticket: u16 },
     /// The clock moves forward.
     Advance { seconds: u16 },
+    /// The memory of redemptions is lost (a restart without persistence, a store that
+    /// forgot) and a new one begins now, under the same key.
+    ForgetMemory,
 }
 
 impl Op {
     /// Decodes operations from raw bytes, five bytes each (the fuzz target's input).
     pub fn from_bytes(data: &[u8]) -> Vec<Op> {
         data.chunks_exact(5)
-            .map(|c| match c[0] % 4 {
+            .map(|c| match c[0] % 5 {
                 0 => Op::Call {
                     replica: c[1],
                     request: c[2],
@@ -71,9 +78,10 @@ impl Op {
                     replica: c[1],
                     ticket: u16::from(c[2]),
                 },
-                _ => Op::Advance {
+                3 => Op::Advance {
                     seconds: u16::from(c[1]) % 64,
                 },
+                _ => Op::ForgetMemory,
             })
             .collect()
     }
@@ -124,6 +132,8 @@ struct Seen {
     method: &'static str,
     /// The `inputRequests` it came with.
     questions: Map<String, Value>,
+    /// When it was minted, in seconds of the shared clock.
+    minted_s: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -133,10 +143,26 @@ struct Flow {
     completions: u32,
 }
 
+/// Replicas A and B: one key, sharing `memory`.
+fn replicas(single_use: bool, memory: MemoryStore) -> [Server; 2] {
+    let store = Arc::new(memory);
+    let replica = |name: &str| {
+        let mut s = Server::lab(Key::new("k1", b"0123456789abcdef0123456789abcdef").unwrap())
+            .with_store(Box::new(store.clone()));
+        s.config.name = name.into();
+        s.config.ttl_s = TTL_S;
+        s.config.policy.single_use = single_use;
+        s
+    };
+    [replica("A"), replica("B")]
+}
+
 /// Two replicas, one key, one memory, a clock and the model.
 pub struct History {
     replicas: [Server; 2],
     single_use: bool,
+    /// When the memory in use began, if one was lost (seconds of the shared clock).
+    memory_began_s: Option<u64>,
     now_s: u64,
     rng: SeededEntropy,
     seen: Vec<Seen>,
@@ -148,17 +174,9 @@ pub struct History {
 
 impl History {
     pub fn new(single_use: bool, seed: u64) -> History {
-        let store: Arc<MemoryStore> = Arc::new(MemoryStore::default());
-        let replica = |name: &str| {
-            let mut s = Server::lab(Key::new("k1", b"0123456789abcdef0123456789abcdef").unwrap())
-                .with_store(Box::new(store.clone()));
-            s.config.name = name.into();
-            s.config.ttl_s = TTL_S;
-            s.config.policy.single_use = single_use;
-            s
-        };
         History {
-            replicas: [replica("A"), replica("B")],
+            replicas: replicas(single_use, MemoryStore::default()),
+            memory_began_s: None,
             single_use,
             now_s: 0,
             rng: SeededEntropy::new(seed),
@@ -186,6 +204,16 @@ impl History {
             Op::Advance { seconds } => {
                 self.now_s += u64::from(seconds);
                 self.log.push(format!("t={} s", self.now_s));
+                Ok(())
+            }
+            Op::ForgetMemory => {
+                let began = MemoryStore::default().beginning_at(EPOCH_MS / 1000 + self.now_s);
+                self.replicas = replicas(self.single_use, began);
+                self.memory_began_s = Some(self.now_s);
+                self.log.push(format!(
+                    "the memory is lost; a new one begins at t={} s",
+                    self.now_s
+                ));
                 Ok(())
             }
             Op::Call {
@@ -229,6 +257,10 @@ impl History {
                 let flow = &self.flows[seen.flow];
                 let live = self.now_s < flow.first_exp_s;
                 let unspent = !(self.single_use && flow.completions > 0);
+                // A ticket minted in or before the second a lost memory was replaced cannot be
+                // told from a spent one: with single use it may be refused.
+                let remembered =
+                    !self.single_use || self.memory_began_s.is_none_or(|b| seen.minted_s > b);
                 let mut params = seen.params.clone();
                 params["requestState"] = json!(seen.ticket);
                 params["inputResponses"] = honest_answers(&seen.questions);
@@ -241,7 +273,7 @@ impl History {
                     summary(&reply)
                 ));
                 check_error(&reply)?;
-                if live && unspent && reply.error().is_some() {
+                if live && unspent && remembered && reply.error().is_some() {
                     return Err(format!(
                         "an honest retry of a live, unspent ticket was refused: {}",
                         summary(&reply)
@@ -365,6 +397,7 @@ impl History {
             params,
             method,
             questions,
+            minted_s: self.now_s,
         });
     }
 
