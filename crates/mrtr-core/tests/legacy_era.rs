@@ -75,8 +75,9 @@ fn the_shim_asks_with_a_real_server_to_client_request() {
     assert_eq!(conn.waiting(), 0);
 }
 
-#[test]
-fn the_shim_runs_multi_round_handlers() {
+/// The multi-round fixture through the shim, its two questions answered at `at` seconds:
+/// the message that ends the call.
+fn multi_round_answered_at(at: [u64; 2]) -> Value {
     let (mut s, mut conn) = (lab(), Connection::new());
     initialize(&mut conn, &mut s, json!({"elicitation": {}}));
     let mut out = deliver(
@@ -84,20 +85,30 @@ fn the_shim_runs_multi_round_handlers() {
         &mut s,
         json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "test_input_required_result_multi_round"}}),
     );
-    for _ in 0..2 {
+    for t in at {
         let ask = out[0].clone();
-        assert_eq!(ask["method"], "elicitation/create");
-        out = deliver(
+        assert_eq!(ask["method"], "elicitation/create", "{out:?}");
+        out = deliver_at(
             &mut conn,
             &mut s,
+            t,
             json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": true}}}),
         );
     }
-    assert_eq!(out[0]["id"], 7);
-    assert!(out[0]["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .contains("complete"));
+    out.remove(0)
+}
+
+fn completed(end: &Value) -> bool {
+    end["id"] == 7
+        && end["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("complete"))
+}
+
+#[test]
+fn the_shim_runs_multi_round_handlers() {
+    let end = multi_round_answered_at([0, 0]);
+    assert!(completed(&end), "{end}");
 }
 
 #[test]
@@ -105,32 +116,9 @@ fn each_round_of_a_multi_round_call_gets_its_own_wait() {
     // Two questions, each answered within the shim's wait of its own round, the second past
     // the first round's ticket's life: the call completes (a ticket that stays in-process
     // lives each round's wait, not the first ticket's deadline).
-    let (mut s, mut conn) = (lab(), Connection::new());
-    initialize(&mut conn, &mut s, json!({"elicitation": {}}));
-    let mut out = deliver(
-        &mut conn,
-        &mut s,
-        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "test_input_required_result_multi_round"}}),
-    );
     let wait = mrtr_core::legacy::SHIM_WAIT_S;
-    for at in [wait * 2 / 3, wait * 2 / 3 + wait - 100] {
-        let ask = out[0].clone();
-        assert_eq!(ask["method"], "elicitation/create", "{out:?}");
-        out = deliver_at(
-            &mut conn,
-            &mut s,
-            at,
-            json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": true}}}),
-        );
-    }
-    assert_eq!(out[0]["id"], 7, "{out:?}");
-    assert!(
-        out[0]["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("complete"),
-        "{out:?}"
-    );
+    let end = multi_round_answered_at([wait * 2 / 3, wait * 2 / 3 + wait - 100]);
+    assert!(completed(&end), "{end}");
 }
 
 #[test]
