@@ -20,8 +20,9 @@ use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
 use mrtr_core::{Server, ServerConfig, TraceEvent};
 use mrtr_world::checks::{symbols, StatusWords};
 
-/// Server settings shared by both fronts.
-#[derive(Clone, Debug)]
+/// Server settings shared by both fronts. Its `Debug` names each key by its id only, and a
+/// Redis URL without its credentials: options end up in logs and panics.
+#[derive(Clone)]
 pub struct ServerOptions {
     /// A ticket's lifetime in seconds (`--ttl`), 1 to [`MAX_TTL_S`].
     pub ttl_s: u64,
@@ -41,6 +42,37 @@ pub struct ServerOptions {
     pub name: String,
     /// Checks turned off on purpose (`--unsafe-skip-check`): a teaching server, never a real one.
     pub skip_checks: Vec<Check>,
+}
+
+impl std::fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let keys: Vec<String> = self
+            .keys
+            .iter()
+            .map(|(id, secret)| format!("{id} ({} bytes, not shown)", secret.len()))
+            .collect();
+        // redis://user:password@host…: the part before '@' is credentials.
+        let redemption = self
+            .redemption
+            .as_deref()
+            .map(|url| match url.split_once("://") {
+                Some((scheme, rest)) => match rest.rsplit_once('@') {
+                    Some((_, host)) => format!("{scheme}://…@{host}"),
+                    None => url.to_owned(),
+                },
+                None => url.to_owned(),
+            });
+        f.debug_struct("ServerOptions")
+            .field("ttl_s", &self.ttl_s)
+            .field("single_use", &self.single_use)
+            .field("seal", &self.seal)
+            .field("keys", &keys)
+            .field("log_checks", &self.log_checks)
+            .field("redemption", &redemption)
+            .field("name", &self.name)
+            .field("skip_checks", &self.skip_checks)
+            .finish()
+    }
 }
 
 impl ServerOptions {
@@ -276,6 +308,26 @@ mod tests {
             skip_checks: Vec::new(),
         };
         assert!(opts.build().is_err(), "a library caller is held to it too");
+    }
+
+    #[test]
+    fn debug_shows_no_key_and_no_redis_password() {
+        let opts = ServerOptions {
+            ttl_s: 120,
+            single_use: true,
+            seal: Seal::Signed,
+            keys: vec![("k1".into(), b"0123456789abcdef0123456789abcdef".to_vec())],
+            log_checks: false,
+            redemption: Some("redis://admin:hunter2@127.0.0.1:6379/0".into()),
+            name: "t".into(),
+            skip_checks: Vec::new(),
+        };
+        let shown = format!("{opts:?}");
+        for secret in ["0123456789abcdef", "48, 49, 50", "hunter2", "admin"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(shown.contains("k1 (32 bytes, not shown)"), "{shown}");
+        assert!(shown.contains("redis://…@127.0.0.1:6379/0"), "{shown}");
     }
 
     #[test]
