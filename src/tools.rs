@@ -43,13 +43,12 @@ fn Tools() -> impl IntoView {
     let later = RwSignal::new(0u32);
     provide_context(LaterParts(later));
     // The part the link points at first, the other one a task later.
-    let slots: Vec<Slot> = Slots::of_module(Module::Tools).iter().collect();
-    let first = slots
+    let all = Slots::of_module(Module::Tools);
+    let first = all
         .iter()
-        .copied()
         .find(|s| *s == target)
-        .unwrap_or(slots[0]);
-    let shown = RwSignal::new(Slots::of(first));
+        .or_else(|| all.iter().next());
+    let shown = RwSignal::new(first.map(Slots::of).unwrap_or_default());
     later.update(|n| *n += 1);
     set_timeout(
         move || {

@@ -32,6 +32,20 @@ test('a first visit does not fetch the tools; opening their section does, once, 
   await context.close();
 });
 
+test('coming near the tools\' sections, without opening one, loads them', async () => {
+  const from = site.requests.length;
+  const { page, context, problems } = await open(browser, site);
+  await waitForApp(page);
+  assert.deepEqual(toolsFetched(site, from), []);
+  // Scrolled to, folded still: within a screen of the section counts as near.
+  await page.locator('#audit').evaluate((el) => el.scrollIntoView());
+  await page.waitForFunction(() => document.documentElement.dataset.tools === 'ready');
+  assert.equal(await page.getByTestId('live-fold').getAttribute('open'), null);
+  assert.equal(toolsFetched(site, from).length, 2);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('an embed of a lesson widget carries no tools; an embed of a tool loads them', async () => {
   for (const w of ['roundtrip', 'bench', 'quiz']) {
     const from = site.requests.length;

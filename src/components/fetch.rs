@@ -16,8 +16,9 @@ pub fn page_origin() -> String {
     window().location().origin().unwrap_or_default()
 }
 
-/// One POST, its answer and body bounded by [`TIMEOUT_MS`]. A refused read is told apart from no server at all
-/// by a second request the page may not read (`no-cors`, no token, no body).
+/// One POST, its answer and its body bounded by [`TIMEOUT_MS`]. A refused read is told apart
+/// from no server at all by a second request the page may not read (`no-cors`, no token, no
+/// body).
 pub async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
     let init = web_sys::RequestInit::new();
     init.set_method("POST");
