@@ -2,7 +2,9 @@
 //! cases someone thought of: arbitrary sequences of first calls, honest retries and free
 //! retries (any ticket seen so far or an edit of it, any answers, any of three tokens or
 //! none, any arguments) against two replicas sharing one memory, with the clock moving
-//! forward by arbitrary steps, single use on and off. The invariants are in `history/`,
+//! forward by arbitrary steps, the memory of redemptions lost and begun again, copies of one
+//! retry racing, single use on and off. Every handler counts its completed work, as a side
+//! effect would be counted. The invariants are in `history/`,
 //! shared with the fuzz target `fuzz/fuzz_targets/histories.rs`.
 //!
 //! Failing cases proptest finds are kept in `tests/invariants.proptest-regressions` and
@@ -23,6 +25,7 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (any::<u8>(), any::<u16>()).prop_map(|(replica, ticket)| Op::Honest { replica, ticket }),
         3 => (0u16..45).prop_map(|seconds| Op::Advance { seconds }),
         1 => Just(Op::ForgetMemory),
+        2 => (any::<u8>(), any::<u16>()).prop_map(|(replica, ticket)| Op::Race { replica, ticket }),
     ]
 }
 
@@ -88,5 +91,46 @@ fn a_wrong_kind_answer_neither_renews_nor_spends() {
         ];
         h.run(&ops)
             .unwrap_or_else(|e| panic!("single use {single_use}: {e}"));
+    }
+}
+
+/// Issue #40, item 2, as a fixed history: a copy of the retry arrives at the other replica
+/// while the first copy's handler runs. Each step checks that no handler's work went
+/// unanswered; with single use the flow completes once, so the deploy ran once.
+#[test]
+fn a_racing_copy_of_a_retry_does_the_work_once() {
+    for single_use in [false, true] {
+        let mut h = History::new(single_use, 11);
+        let ops = [
+            Op::Call {
+                replica: 0,
+                request: 0,
+                token: 0,
+            },
+            Op::Advance { seconds: 3 },
+            Op::Race {
+                replica: 0,
+                ticket: 0,
+            },
+            Op::Race {
+                replica: 1,
+                ticket: 0,
+            },
+        ];
+        h.run(&ops)
+            .unwrap_or_else(|e| panic!("single use {single_use}: {e}"));
+        let raced: Vec<&String> = h.log.iter().filter(|l| l.starts_with("race")).collect();
+        if single_use {
+            assert!(
+                raced[0].contains("-> complete; meanwhile on B -> error -32602"),
+                "{raced:?}"
+            );
+            assert!(raced[1].contains("not sent"), "{raced:?}");
+        } else {
+            assert!(
+                raced[0].ends_with("complete; meanwhile on B -> complete"),
+                "{raced:?}"
+            );
+        }
     }
 }

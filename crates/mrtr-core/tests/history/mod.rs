@@ -11,7 +11,16 @@
 //! 3. an honest retry of a live, unspent ticket succeeds (completes, or asks the next
 //!    round's question on a ticket of the same id and expiry);
 //! 4. every error is the uniform -32602 or a -32603 store fault, and a refused ticket names
-//!    the check that refused it.
+//!    the check that refused it;
+//! 5. a handler's work is never done for nothing: in every step, handlers completed exactly as
+//!    many times as the step's replies say `complete`. Every handler of the replicas is
+//!    wrapped so that it counts its completed work, as a side effect a library user's handler
+//!    would have (a deploy); a server that ran the handler and then refused the retry as spent
+//!    would break this.
+//!
+//! A history may also race (`Op::Race`): while the handler of an honest retry runs, the same
+//! retry arrives at the other replica. With single use, 2 and 5 together say the work was done
+//! once.
 //!
 //! A history may lose the memory of redemptions (`Op::ForgetMemory`: a restart without
 //! persistence) and go on under the same key: 2 must hold across it; 3 then holds for
@@ -20,8 +29,12 @@
 //! Panics are failures too: the property test catches them, the fuzzer reports them.
 #![allow(dead_code)]
 
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
+use mrtr_core::catalog::{Handler, Invocation, Outcome};
 use mrtr_core::redemption::MemoryStore;
 use mrtr_core::wire::{ClientCapabilities, Envelope};
 use mrtr_core::{CallContext, FixedClock, Key, Principal, Reply, SeededEntropy, Server};
@@ -54,13 +67,16 @@ pub enum Op {
     /// The memory of redemptions is lost (a restart without persistence, a store that
     /// forgot) and a new one begins now, under the same key.
     ForgetMemory,
+    /// The honest retry of a seen ticket, and while its handler runs, the same retry at the
+    /// other replica (two copies of one retry racing).
+    Race { replica: u8, ticket: u16 },
 }
 
 impl Op {
     /// Decodes operations from raw bytes, five bytes each (the fuzz target's input).
     pub fn from_bytes(data: &[u8]) -> Vec<Op> {
         data.chunks_exact(5)
-            .map(|c| match c[0] % 5 {
+            .map(|c| match c[0] % 6 {
                 0 => Op::Call {
                     replica: c[1],
                     request: c[2],
@@ -81,7 +97,11 @@ impl Op {
                 3 => Op::Advance {
                     seconds: u16::from(c[1]) % 64,
                 },
-                _ => Op::ForgetMemory,
+                4 => Op::ForgetMemory,
+                _ => Op::Race {
+                    replica: c[1],
+                    ticket: u16::from(c[2]),
+                },
             })
             .collect()
     }
@@ -143,8 +163,59 @@ struct Flow {
     completions: u32,
 }
 
-/// Replicas A and B: one key, sharing `memory`.
-fn replicas(single_use: bool, memory: MemoryStore) -> [Server; 2] {
+thread_local! {
+    /// How many times a handler of this thread's replicas completed its work.
+    static WORK_DONE: Cell<u64> = const { Cell::new(0) };
+    /// The handlers the counting wrapper stands in for, by method and target.
+    static ORIGINALS: RefCell<HashMap<(String, String), Handler>> = RefCell::new(HashMap::new());
+    /// What happens while the next handler runs (a racing copy arriving), taken once.
+    static WHILE_RUNNING: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
+}
+
+/// Every handler of the replicas: runs what is due while it runs, then the original, and
+/// counts the work done when it completes.
+fn counted(inv: &Invocation<'_>) -> Outcome {
+    if let Some(racing) = WHILE_RUNNING.with(|w| w.borrow_mut().take()) {
+        racing();
+    }
+    let original = ORIGINALS.with(|o| {
+        o.borrow()
+            .get(&(inv.method.to_owned(), inv.target.to_owned()))
+            .copied()
+    });
+    let Some(original) = original else {
+        return Outcome::Error(mrtr_core::RpcError::internal("no handler to count"));
+    };
+    let out = original(inv);
+    if matches!(out, Outcome::Complete(_)) {
+        WORK_DONE.with(|w| w.set(w.get() + 1));
+    }
+    out
+}
+
+/// Replaces every handler with the counting wrapper, keeping the originals.
+fn count_work(server: &mut Server) {
+    let keep = |method: &str, target: &str, handler: &mut Handler| {
+        ORIGINALS.with(|o| {
+            o.borrow_mut()
+                .insert((method.to_owned(), target.to_owned()), *handler)
+        });
+        *handler = counted;
+    };
+    let c = &mut server.catalog;
+    for t in &mut c.tools {
+        keep("tools/call", t.name, &mut t.handler);
+    }
+    for p in &mut c.prompts {
+        keep("prompts/get", p.name, &mut p.handler);
+    }
+    for r in &mut c.resources {
+        keep("resources/read", r.uri, &mut r.handler);
+    }
+}
+
+/// Replicas A and B: one key, sharing `memory`, every handler counting its work.
+fn replicas(single_use: bool, memory: MemoryStore) -> Rc<[Server; 2]> {
     let store = Arc::new(memory);
     let replica = |name: &str| {
         let mut s = Server::lab(Key::new("k1", b"0123456789abcdef0123456789abcdef").unwrap())
@@ -152,15 +223,37 @@ fn replicas(single_use: bool, memory: MemoryStore) -> [Server; 2] {
         s.config.name = name.into();
         s.config.ttl_s = TTL_S;
         s.config.policy.single_use = single_use;
+        count_work(&mut s);
         s
     };
-    [replica("A"), replica("B")]
+    Rc::new([replica("A"), replica("B")])
+}
+
+/// A request as the history sends it: every capability declared, the caller's principal.
+fn message(id: i64, method: &str, mut params: Value) -> Value {
+    let mut env = Envelope::new(
+        ClientCapabilities::all(),
+        Some(json!({"name": "history", "version": "1"})),
+    );
+    env.raw_capabilities = json!({"elicitation": {}, "sampling": {}, "roots": {}});
+    params["_meta"] = env.to_meta();
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn completes(reply: &Reply) -> bool {
+    reply
+        .result()
+        .and_then(|r| r.get("resultType"))
+        .and_then(Value::as_str)
+        == Some("complete")
 }
 
 /// Two replicas, one key, one memory, a clock and the model.
 pub struct History {
-    replicas: [Server; 2],
+    replicas: Rc<[Server; 2]>,
     single_use: bool,
+    /// How many replies of the current step said `complete`.
+    completed_now: u64,
     /// When the memory in use began, if one was lost (seconds of the shared clock).
     memory_began_s: Option<u64>,
     now_s: u64,
@@ -178,6 +271,7 @@ impl History {
             replicas: replicas(single_use, MemoryStore::default()),
             memory_began_s: None,
             single_use,
+            completed_now: 0,
             now_s: 0,
             rng: SeededEntropy::new(seed),
             seen: Vec::new(),
@@ -200,6 +294,20 @@ impl History {
     }
 
     pub fn step(&mut self, op: &Op) -> Result<(), String> {
+        let work_before = WORK_DONE.with(Cell::get);
+        self.completed_now = 0;
+        self.take_step(op)?;
+        let work = WORK_DONE.with(Cell::get) - work_before;
+        if work != self.completed_now {
+            return Err(format!(
+                "handlers completed their work {work} times, but {} replies said complete",
+                self.completed_now
+            ));
+        }
+        Ok(())
+    }
+
+    fn take_step(&mut self, op: &Op) -> Result<(), String> {
         match *op {
             Op::Advance { seconds } => {
                 self.now_s += u64::from(seconds);
@@ -247,6 +355,60 @@ impl History {
                         method,
                         &reply,
                     );
+                }
+                Ok(())
+            }
+            Op::Race { replica, ticket } => {
+                let Some(seen) = self.pick(ticket) else {
+                    return Ok(());
+                };
+                let mut params = seen.params.clone();
+                params["requestState"] = json!(seen.ticket);
+                params["inputResponses"] = honest_answers(&seen.questions);
+                // The copy at the other replica, sent from inside the first copy's handler.
+                let copy = message(self.next_id, seen.method, params.clone());
+                self.next_id += 1;
+                let (replicas, caller, now_ms) = (
+                    self.replicas.clone(),
+                    seen.caller,
+                    EPOCH_MS + self.now_s * 1000,
+                );
+                let seed = self.next_id as u64 ^ 0x9e37_79b9_7f4a_7c15;
+                let copy_reply: Rc<RefCell<Option<Reply>>> = Rc::default();
+                let slot = copy_reply.clone();
+                WHILE_RUNNING.with(|w| {
+                    *w.borrow_mut() = Some(Box::new(move || {
+                        let principal = caller.map_or(Principal::Anonymous, Principal::user);
+                        let reply = replicas[usize::from((replica & 1) ^ 1)].handle(
+                            &copy,
+                            &mut CallContext {
+                                principal: &principal,
+                                clock: &FixedClock(now_ms),
+                                entropy: &mut SeededEntropy::new(seed),
+                            },
+                        );
+                        *slot.borrow_mut() = Some(reply);
+                    }))
+                });
+                let first = self.send(replica, seen.caller, seen.method, params);
+                // A handler that never ran (the ticket was refused) leaves the copy unsent.
+                WHILE_RUNNING.with(|w| w.borrow_mut().take());
+                let second = copy_reply.borrow_mut().take();
+                self.log.push(format!(
+                    "race of #{} (flow {}): on {} -> {}; meanwhile on {} -> {}",
+                    self.index_of(&seen.ticket),
+                    seen.flow,
+                    name(replica),
+                    summary(&first),
+                    name(replica ^ 1),
+                    second.as_ref().map_or("not sent".into(), summary)
+                ));
+                if second.as_ref().is_some_and(completes) {
+                    self.completed_now += 1;
+                }
+                for reply in std::iter::once(&first).chain(second.as_ref()) {
+                    check_error(reply)?;
+                    self.after_retry(&seen, reply)?;
                 }
                 Ok(())
             }
@@ -415,33 +577,24 @@ impl History {
             .unwrap_or(usize::MAX)
     }
 
-    fn send(
-        &mut self,
-        replica: u8,
-        caller: Option<&str>,
-        method: &str,
-        mut params: Value,
-    ) -> Reply {
-        let mut env = Envelope::new(
-            ClientCapabilities::all(),
-            Some(json!({"name": "history", "version": "1"})),
-        );
-        env.raw_capabilities = json!({"elicitation": {}, "sampling": {}, "roots": {}});
-        params["_meta"] = env.to_meta();
-        let id = self.next_id;
+    fn send(&mut self, replica: u8, caller: Option<&str>, method: &str, params: Value) -> Reply {
+        let message = message(self.next_id, method, params);
         self.next_id += 1;
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let principal = caller.map_or(Principal::Anonymous, Principal::user);
         let clock = FixedClock(EPOCH_MS + self.now_s * 1000);
         let server = &self.replicas[usize::from(replica & 1)];
-        server.handle(
+        let reply = server.handle(
             &message,
             &mut CallContext {
                 principal: &principal,
                 clock: &clock,
                 entropy: &mut self.rng,
             },
-        )
+        );
+        if completes(&reply) {
+            self.completed_now += 1;
+        }
+        reply
     }
 }
 
