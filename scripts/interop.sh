@@ -139,18 +139,27 @@ row "misuse over HTTP: each refused with -32602, server keeps serving" "test res
 # codec's bind hook (mrtr-audit --expect, built above with mrtr-native, compares each report
 # with interop/audit-expected.json and prints them side by side).
 AUD=$LOGS/audit; rm -rf "$AUD"; mkdir -p "$AUD"
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; for f in "$AUD"/*.run/pid; do kill "$(cat "$f")" 2>/dev/null; done' EXIT
 REPORTS=()
 audit() { # audit LABEL "AUDIT FLAGS" SERVER CMD... (the port is $APORT)
+  # The server runs from a script that writes its pid, so the memory-loss row can restart it
+  # on the same port: restart.sh stops that pid, waits until it has exited, starts it again.
   local label=$1 flags=$2; shift 2
   APORT=$(free_port)
-  local cmd=("${@//@PORT@/$APORT}")
-  "${cmd[@]}" >"$AUD/$label.server.log" 2>&1 & local pid=$!
+  local cmd=("${@//@PORT@/$APORT}") dir=$AUD/$label.run
+  mkdir -p "$dir"
+  printf '%q ' "${cmd[@]}" >"$dir/cmd"
+  printf '%s\n' "$(cat "$dir/cmd") >>'$AUD/$label.server.log' 2>&1 &" "echo \$! >'$dir/pid'" >"$dir/start.sh"
+  { printf '%s\n' "p=\$(cat '$dir/pid'); kill \"\$p\"" \
+      "while [ -e /proc/\$p ] && [ \"\$(cut -d' ' -f3 /proc/\$p/stat)\" != Z ]; do sleep 0.05; done"
+    cat "$dir/start.sh"; } >"$dir/restart.sh"
+  bash "$dir/start.sh"
   if wait_port "$APORT"; then
     # shellcheck disable=SC2086
     timeout 300 "$BIN/mrtr-audit" "http://127.0.0.1:$APORT/mcp" --token bob-token --other-token alice-token \
-      --ttl-wait 3 $flags --json >"$AUD/$label.json" 2>"$AUD/$label.log" || true
+      --ttl-wait 3 --restart "bash '$dir/restart.sh'" $flags --json >"$AUD/$label.json" 2>"$AUD/$label.log" || true
   fi
-  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  local pid; pid=$(cat "$dir/pid" 2>/dev/null) && kill "$pid" 2>/dev/null
   REPORTS+=("$label=$AUD/$label.json")
 }
 SRV=("$BIN/mrtr-server" --http "127.0.0.1:@PORT@" --key-hex "$KEY" --single-use --ttl 2)
@@ -170,9 +179,9 @@ done
 # The audit in the page (Chromium, the release build in dist/) against the SDK servers made
 # callable from a page with the CORS line the page's sentence gives for each (Express's cors
 # middleware, Starlette's CORSMiddleware): the same rows as mrtr-audit's from a terminal.
-row "the audit in the page -> TS SDK server with the page's CORS line (Express + cors): the same rows as mrtr-audit's" "the same 25 rows" \
+row "the audit in the page -> TS SDK server with the page's CORS line (Express + cors): the same rows as mrtr-audit's" "the same 27 rows" \
   node e2e/interop-live.mjs "$BIN/mrtr-audit" "" node "$PEERS/ts/ts_server.mjs" http @PORT@ --cors-origin @ORIGIN@
-row "the audit in the page -> Python SDK server with the page's CORS line (CORSMiddleware): the same rows as mrtr-audit's" "the same 25 rows" \
+row "the audit in the page -> Python SDK server with the page's CORS line (CORSMiddleware): the same rows as mrtr-audit's" "the same 27 rows" \
   node e2e/interop-live.mjs "$BIN/mrtr-audit" "" "$PY" interop/py_server.py http @PORT@ --cors-origin @ORIGIN@
 echo; echo "mrtr-audit, one column per server:"
 "$BIN/mrtr-audit" --expect interop/audit-expected.json "${REPORTS[@]}" | tee "$AUD/table.txt"

@@ -174,11 +174,11 @@ test('code: what each SDK leaves to you is the audit of its example server', asy
   // Folded to its count, which is the audit's.
   await page.locator('#code [data-lang=ts]').click();
   assert.match(await page.getByTestId('sdk-fold').locator('summary').textContent(), /finds 4 of the 5 protections it tested left to you/);
-  // A changed last character that decodes to the same bytes is a second spelling, not a broken signature.
+  // A changed last character that decodes to the same bytes is a second spelling (its own row), not a broken signature.
   const sig = page.getByTestId('sdk-table').locator('tr', { has: page.locator('th', { hasText: /^Signature$/ }) });
   assert.match(await sig.locator('td[data-server=ts-sdk-example]').textContent(), /^the SDK does it/);
   const spelling = page.getByTestId('sdk-table').locator('tr', { has: page.locator('th', { hasText: /^One spelling per ticket$/ }) });
-  assert.match(await spelling.locator('td[data-server=ts-sdk-example]').textContent(), /substitution: fail/);
+  assert.match(await spelling.locator('td[data-server=ts-sdk-example]').textContent(), /unused-bits: fail/);
   // The TS example hardened with bind: the principal and request gaps close, as audited.
   await page.locator('#code [data-lang=ts]').click();
   for (const name of ['Principal', 'Request']) {
@@ -201,6 +201,8 @@ test('code: what each SDK leaves to you is the audit of its example server', asy
   const untested = single.locator('td[data-server=rmcp-bind-none] .cell');
   assert.equal(await untested.textContent(), 'not tested');
   assert.ok((await untested.boundingBox()).x >= 0, 'not tested is on screen');
+  // The hardening's single use lives in the process: restarted with its key, it takes a spent ticket again.
+  assert.match(await single.locator('td[data-server=rmcp-bind-full]').textContent(), /^still left to you.*memory-loss: fail/);
   // No sideways scroll of the page at 375 px (the listing scrolls inside itself).
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375));
   assert.deepEqual(problems, []);

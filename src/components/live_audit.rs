@@ -211,6 +211,8 @@ async fn serve(audit: &mut LiveAudit, need: Need) -> Answer {
             let reply = post(&url, &p.body, p.headers).await;
             Answer::Oversize(Some(audit.oversize_exchange(reply)))
         }
+        // A page cannot restart somebody's server.
+        Need::Restart => Answer::Restarted(None),
     }
 }
 

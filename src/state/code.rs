@@ -360,7 +360,7 @@ fn specs(lang: Lang, phase: ServerPhase, seal: Seal) -> Vec<MarkSpec> {
             spec(1, "let opened = s.open(&call, &ticket)?;", "let opened = s.open(&call, &ticket)?;", Checks, "The handler has the sealer open the ticket for this call before it reads the state: rmcp never opens one by itself."),
             spec(2, ".open_json::<Value>(ticket)", ".map_err(", Checks, &audited(lang, 0, "--bind none: open_json checks the signature alone.")),
             spec(2, ".open_json_with::<Value>(ticket, &ad)", ".map_err(", Checks, &audited(lang, 1, "--bind docs: open_json_with also checks the associated data, the caller and the tool, computed again for this call.")),
-            spec(2, ".open_json_with(ticket, &ad)", "return Err(refused(\"grant already redeemed\"));", Checks, &audited(lang, 2, "--bind full: the same with the digest of this call's arguments, and a grant already redeemed in this process is refused.")),
+            spec(2, ".open_json_with(ticket, &ad)", "return Err(refused(\"grant already redeemed\"));", Checks, &audited(lang, 2, "--bind full: the same with the digest of this call's arguments, and a grant this process has already taken is refused, until it restarts: the list is in its memory, and the key outlives it.")),
             spec(1, "let env = opened", ".to_owned();", Runs, "Nothing refused it: the handler reads env out of the opened state, not the arguments."),
             spec(1, "Some(Value::Bool(true)) => {", "Ok(text(format!(\"{done} {env}\")))", Runs, "bob said yes. At --bind full the sealer spends the grant first (of two retries racing, one wins); then it deploys to the env read out of the ticket."),
         ],

@@ -1,11 +1,11 @@
 //! What each SDK's example server does for its author, and what it leaves to them: read from
 //! `interop/audit-expected.json`, the verdicts `make interop` checks every `mrtr-audit` run of
-//! those servers against, grouped by the check of the lesson each audit row tests (with one
-//! reading, [`filed_under`]: a single-character change that gets through while every edit of
-//! the payload is refused is a second spelling, not a broken signature). Nothing here is
-//! typed in by hand but the advice on how to add what is missing.
+//! those servers against, grouped by the check of the lesson each audit row tests (a second
+//! spelling of the same bytes is the `unused-bits` row's, under one spelling per ticket, not a
+//! broken signature). Nothing here is typed in by hand but the advice on how to add what is
+//! missing.
 
-use mrtr_audit::{Guard, Row, Status, ROWS};
+use mrtr_audit::{Guard, Status, ROWS};
 use mrtr_core::checks::Check;
 use mrtr_world::checks::CheckWords;
 use serde_json::Value;
@@ -190,36 +190,10 @@ fn status(verdicts: &serde_json::Map<String, Value>, id: &str) -> Option<Status>
         .and_then(Status::from_id)
 }
 
-/// The protection a row's verdict counts for in one server's column: the row's own guard,
-/// but for the `substitution` row when it failed while every other row of the signature that
-/// ran passed. Then the signature holds (no edit of what the ticket says got through): the
-/// changed character that did was a second spelling of the same bytes, as a decoder that
-/// ignores a last character's unused bits reads it, and it counts for one spelling per ticket.
-pub fn filed_under(row: &Row, verdicts: &serde_json::Map<String, Value>) -> Guard {
-    let signature = Guard::Check(Check::Signature);
-    if row.id != "substitution"
-        || row.guard != signature
-        || status(verdicts, row.id) != Some(Status::Fail)
-    {
-        return row.guard;
-    }
-    let others: Vec<Option<Status>> = ROWS
-        .iter()
-        .filter(|r| r.guard == signature && r.id != row.id)
-        .map(|r| status(verdicts, r.id))
-        .filter(|v| *v != Some(Status::Skipped))
-        .collect();
-    if !others.is_empty() && others.iter().all(|v| *v == Some(Status::Pass)) {
-        Guard::Encoding
-    } else {
-        row.guard
-    }
-}
-
 fn verdict(verdicts: &serde_json::Map<String, Value>, guard: Guard) -> ServerVerdict {
     let evidence: Vec<(&'static str, Option<Status>)> = ROWS
         .iter()
-        .filter(|r| filed_under(r, verdicts) == guard)
+        .filter(|r| r.guard == guard)
         .map(|r| (r.id, status(verdicts, r.id)))
         .collect();
     let cell = if evidence.iter().any(|(_, v)| *v == Some(Status::Fail)) {
@@ -317,6 +291,7 @@ pub fn left_to_you(rows: &[Entry]) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mrtr_audit::Row;
 
     #[test]
     fn the_summary_counts_what_each_example_leaves_to_you() {
@@ -337,7 +312,7 @@ mod tests {
         for guard in guards() {
             let of: Vec<&str> = verdicts
                 .iter()
-                .filter(|(id, _)| Row::by_id(id).is_some_and(|r| filed_under(r, verdicts) == guard))
+                .filter(|(id, _)| Row::by_id(id).is_some_and(|r| r.guard == guard))
                 .map(|(_, v)| v.as_str().unwrap())
                 .collect();
             left += usize::from(of.contains(&"fail"));
@@ -361,32 +336,20 @@ mod tests {
                 assert_eq!(left_to_you(&column), recount(v.server), "{}", v.server);
             }
         }
-        // The TypeScript example: its substitution row fails, every edit of the payload is
-        // refused, so the failure is filed under one spelling and the signature holds.
+        // The TypeScript example: every change of the bytes is refused, so the signature holds;
+        // its lenient decoder takes a second spelling, which is one spelling per ticket's row.
         let ts = table(Lang::TypeScript).unwrap();
         let row = |g: Guard| ts.iter().find(|e| e.guard == g).unwrap();
         let signature = row(Guard::Check(Check::Signature));
         assert_eq!(signature.verdicts[0].cell, Cell::SdkDoes);
         assert!(signature.verdicts[0]
             .evidence
-            .iter()
-            .all(|(id, v)| *id != "substitution" && *v != Some(Status::Fail)));
+            .contains(&("substitution", Some(Status::Pass))));
         let encoding = row(Guard::Encoding);
+        assert_eq!(encoding.verdicts[0].cell, Cell::YouAdd);
         assert!(encoding.verdicts[0]
             .evidence
-            .contains(&("substitution", Some(Status::Fail))));
-        // A server whose signature check is off fails substitution as a signature failure.
-        let mut broken: serde_json::Map<String, Value> = serde_json::from_str::<Value>(EXPECTED)
-            .unwrap()["ts-sdk-example"]
-            .as_object()
-            .unwrap()
-            .clone();
-        broken.insert("field-edit".into(), "fail".into());
-        let substitution = Row::by_id("substitution").unwrap();
-        assert_eq!(
-            filed_under(substitution, &broken),
-            Guard::Check(Check::Signature)
-        );
+            .contains(&("unused-bits", Some(Status::Fail))));
     }
 
     fn cells(lang: Lang, column: usize) -> Vec<Cell> {
@@ -428,7 +391,8 @@ mod tests {
         );
         // rmcp: its example binds nothing and never expires; the docs' binding closes the
         // principal, and only in part the request (the tool, not the arguments) and the
-        // expiry (a ticket that asks again gets a new ttl); the lab's hardening closes all.
+        // expiry (a ticket that asks again gets a new ttl); the lab's hardening closes all but
+        // single use across a restart.
         assert_eq!(
             cells(Lang::Rmcp, 0),
             [SdkDoes, SdkDoes, YouAdd, YouAdd, YouAdd, NotTested]
@@ -437,7 +401,12 @@ mod tests {
             cells(Lang::Rmcp, 1),
             [SdkDoes, SdkDoes, SdkDoes, YouAdd, YouAdd, NotTested]
         );
-        assert_eq!(cells(Lang::Rmcp, 2), [SdkDoes; 6]);
+        // The hardening's single use lives in the process: restarted with its fixed key, it
+        // takes a spent ticket again (the memory-loss row).
+        assert_eq!(
+            cells(Lang::Rmcp, 2),
+            [SdkDoes, SdkDoes, SdkDoes, SdkDoes, SdkDoes, YouAdd]
+        );
         let rmcp = table(Lang::Rmcp).unwrap();
         let docs = |g: Guard| {
             rmcp.iter().find(|e| e.guard == g).unwrap().verdicts[1]

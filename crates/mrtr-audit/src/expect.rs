@@ -5,8 +5,9 @@
 //! The expected file maps a label to one of:
 //! - `"all-pass"`: every row passes;
 //! - `"guard:NAME"`: a server with one check turned off: exactly the rows that NAME guards
-//!   (a check id such as `principal`, or `encoding`, `protocol`, `robustness`) fail, every
-//!   other row passes;
+//!   (a check id such as `principal`, or `encoding`, `protocol`, `robustness`) fail, and the
+//!   rows that also need it ([`Row::also`]: with the signature off, a respelled signature),
+//!   every other row passes;
 //! - `{"ROW ID": "pass" | "fail" | "skipped", …}`: each row's status; a row not named is
 //!   expected to be missing from the report.
 
@@ -34,7 +35,7 @@ impl Rule {
         match self {
             Rule::AllPass => Some(Status::Pass),
             Rule::Guard(g) => Row::by_id(id).map(|r| {
-                if r.guard == *g {
+                if r.fails_without(*g) {
                     Status::Fail
                 } else {
                     Status::Pass

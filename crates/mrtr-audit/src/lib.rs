@@ -90,6 +90,9 @@ pub trait Wire {
     fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>>;
     /// Who besides the caller this wire can send as.
     fn callers(&self) -> Callers;
+    /// Restarts the server and returns once it answers again. `None` when this wire cannot
+    /// (nobody said how).
+    fn restart(&mut self) -> Option<Result<(), String>>;
 }
 
 /// Who besides the caller the audit can send as: the rows that hand the honest retry to
@@ -419,6 +422,7 @@ fn skipped(why: &str) -> Judged {
 pub fn row_budget(id: &str) -> usize {
     match id {
         "substitution" => 1 + variants::MAX_SUBSTITUTIONS,
+        "unused-bits" => 1 + variants::MAX_RESPELLINGS,
         // tools/list, the audited call, one probe per other tool, the retry.
         "other-tool" => 3 + MAX_TOOL_PROBES,
         "race" => 1 + RACE_WIDTH,
@@ -427,7 +431,7 @@ pub fn row_budget(id: &str) -> usize {
         "launder" => 4,
         "renewal" => 3,
         "whitespace" | "appended" => 4,
-        "repeat" | "truncated" | "no-signature" | "padding" | "non-ascii" => 3,
+        "repeat" | "memory-loss" | "truncated" | "no-signature" | "padding" | "non-ascii" => 3,
         _ => 2,
     }
 }
@@ -467,6 +471,7 @@ pub fn serve(wire: &mut dyn Wire, need: Need) -> Answer {
         }
         Need::Clock => Answer::Clock(wire.ms_into_second()),
         Need::OversizeBody { bytes } => Answer::Oversize(wire.oversize_body(bytes)),
+        Need::Restart => Answer::Restarted(wire.restart()),
     }
 }
 
@@ -503,6 +508,9 @@ pub enum Need {
         /// How large.
         bytes: usize,
     },
+    /// Restart the server and wait until it answers again: answer with
+    /// [`Answer::Restarted`] (`None` when this transport cannot).
+    Restart,
 }
 
 /// What the transport did about a [`Need`] (the variant of the same name).
@@ -518,6 +526,9 @@ pub enum Answer {
     Clock(u64),
     /// The answer to the oversized body.
     Oversize(Option<Result<Exchange, String>>),
+    /// The server was restarted and answers again, or in a sentence why not; `None` when
+    /// this transport cannot restart it.
+    Restarted(Option<Result<(), String>>),
 }
 
 impl Answer {
@@ -528,6 +539,7 @@ impl Answer {
             Answer::Waited => "Waited",
             Answer::Clock(_) => "Clock",
             Answer::Oversize(_) => "Oversize",
+            Answer::Restarted(_) => "Restarted",
         }
     }
 
@@ -915,13 +927,13 @@ impl Auditor {
             "honest" | "new-id" => self.honest_retry(id).await,
             "standard-alphabet" => self.standard_alphabet().await,
             "substitution" | "field-edit" | "truncated" | "appended" | "no-signature"
-            | "padding" | "whitespace" | "non-ascii" => self.tampered(id).await,
+            | "unused-bits" | "padding" | "whitespace" | "non-ascii" => self.tampered(id).await,
             "other-token" | "no-token" => self.stolen(id).await,
             "other-arguments" | "extra-argument" => self.changed_arguments(id).await,
             "other-tool" => self.other_tool().await,
             "expired" => self.expired().await,
             "renewal" => self.renewed().await,
-            "repeat" | "launder" | "race" => self.spent_once(id).await,
+            "repeat" | "launder" | "race" | "memory-loss" => self.spent_once(id).await,
             "capability-gating" => self.capability_gating().await,
             "type-confusion" => self.type_confusion().await,
             "oversize-ticket" => self.oversize_ticket().await,
@@ -998,6 +1010,7 @@ impl Auditor {
                 Some(v) => v,
                 None => return Ok(skipped("the ticket is one sealed segment: no separate signature to remove")),
             },
+            "unused-bits" => variants::unused_bits(&m.ticket),
             "padding" => variants::padded(&m.ticket),
             "whitespace" => variants::whitespace(&m.ticket),
             _ => variants::non_ascii(&m.ticket),
@@ -1106,6 +1119,7 @@ impl Auditor {
         match id {
             "repeat" => self.repeat(&m).await,
             "launder" => self.launder(&m).await,
+            "memory-loss" => self.memory_loss(&m).await,
             _ => self.race(&m).await,
         }
     }
@@ -1257,6 +1271,39 @@ impl Auditor {
         let again = self.with_id(&m.retry);
         self.refused(again, Who::Caller, "the same retry a second time (new id)")
             .await
+    }
+
+    /// The honest retry completes; the server is restarted (as the operator said how); the
+    /// same retry again must be refused: a restart that forgets which tickets were redeemed,
+    /// while the key stays, would take a spent ticket for a fresh one.
+    async fn memory_loss(&mut self, m: &Minted) -> Result<Judged, AuditError> {
+        let first = self.with_id(&m.retry);
+        let a = Reply::of(&self.send(&first, Who::Caller).await?);
+        if a != Reply::Complete {
+            return Ok((
+                Status::Fail,
+                format!("the honest retry did not complete: {}", a.words()),
+                Some(first),
+                None,
+            ));
+        }
+        match self.ask(Need::Restart).await {
+            Answer::Restarted(None) => {
+                return Ok(skipped(
+                    "this audit cannot restart the server: mrtr-audit can, given --restart COMMAND",
+                ))
+            }
+            Answer::Restarted(Some(Err(e))) => return Err(AuditError::Connection(e)),
+            Answer::Restarted(Some(Ok(()))) => {}
+            other => return Err(other.mismatch("Restarted")),
+        }
+        let again = self.with_id(&m.retry);
+        self.refused(
+            again,
+            Who::Caller,
+            "the spent retry again (new id) after the server restarted",
+        )
+        .await
     }
 
     /// Halfway through the ticket's life, answers every question with a result of another
@@ -1656,7 +1703,7 @@ mod step_by_step {
                     sent += match &need {
                         Need::Send { .. } | Need::OversizeBody { .. } => 1,
                         Need::Race { msgs, .. } => msgs.len(),
-                        Need::Wait { .. } | Need::Clock => 0,
+                        Need::Wait { .. } | Need::Clock | Need::Restart => 0,
                     };
                     // The request handed out now is counted already.
                     assert_eq!(p.requests, sent, "every request handed out is counted");

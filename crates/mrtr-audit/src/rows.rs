@@ -218,6 +218,9 @@ pub struct Row {
     pub guard: Guard,
     /// How strongly it is asked for, which decides whether a failure fails the audit.
     pub level: Level,
+    /// A check the row's misuse also gets through when that check is off, though it is not
+    /// what the row tests: a respelled signature is taken by a server that never reads one.
+    pub also: Option<Check>,
     /// The page's widget state that shows this misuse (a fragment, without `#`).
     pub shows: &'static str,
 }
@@ -236,6 +239,12 @@ impl Row {
             },
             Guard::Robustness => "The ticket is attacker-controlled input (MUST): any shape or size gets an error, never a result or a crash.".into(),
         }
+    }
+
+    /// Whether a server without `g` fails this row: `g` is the row's guard, or the check it
+    /// also needs.
+    pub fn fails_without(&self, g: Guard) -> bool {
+        self.guard == g || self.also.map(Guard::Check) == Some(g)
     }
 
     /// The row of [`ROWS`] with this id; `None` for an id this build does not know.
@@ -258,18 +267,20 @@ const fn check(
         title,
         guard: Guard::Check(c),
         level,
+        also: None,
         shows,
     }
 }
 
 /// Every row, in the order an audit runs them.
-pub const ROWS: [Row; 25] = [
+pub const ROWS: [Row; 27] = [
     Row {
         id: "honest",
         group: "baseline",
         title: "The honest retry completes",
         guard: Guard::Protocol,
         level: Level::Must,
+        also: None,
         shows: "w=roundtrip&step=5",
     },
     Row {
@@ -278,6 +289,7 @@ pub const ROWS: [Row; 25] = [
         title: "The retry's answer carries the retry's own new id",
         guard: Guard::Protocol,
         level: Level::Must,
+        also: None,
         shows: "w=raw",
     },
     check(
@@ -321,11 +333,21 @@ pub const ROWS: [Row; 25] = [
         "w=bench&move=forge&predict=0",
     ),
     Row {
+        id: "unused-bits",
+        group: "encoding",
+        title: "The ticket respelled in bits no byte uses (the same bytes, another last character) is refused",
+        guard: Guard::Encoding,
+        level: Level::Recommended,
+        also: Some(Check::Signature),
+        shows: "w=ticket",
+    },
+    Row {
         id: "padding",
         group: "encoding",
         title: "Base64 padding added to the ticket is refused",
         guard: Guard::Encoding,
         level: Level::Recommended,
+        also: None,
         shows: "w=ticket",
     },
     Row {
@@ -334,6 +356,7 @@ pub const ROWS: [Row; 25] = [
         title: "The ticket in the standard Base64 alphabet (+ and /) is refused",
         guard: Guard::Encoding,
         level: Level::Recommended,
+        also: None,
         shows: "w=ticket",
     },
     Row {
@@ -342,6 +365,7 @@ pub const ROWS: [Row; 25] = [
         title: "White space around or inside the ticket is refused",
         guard: Guard::Encoding,
         level: Level::Recommended,
+        also: None,
         shows: "w=ticket",
     },
     Row {
@@ -350,6 +374,7 @@ pub const ROWS: [Row; 25] = [
         title: "A non-ASCII character in the ticket is refused",
         guard: Guard::Encoding,
         level: Level::Recommended,
+        also: None,
         shows: "w=ticket",
     },
     check(
@@ -432,12 +457,21 @@ pub const ROWS: [Row; 25] = [
         Level::Must,
         "w=bench&move=twice&single=1&predict=0",
     ),
+    check(
+        "memory-loss",
+        "single use",
+        "A spent ticket stays spent after the server restarts",
+        Check::SingleUse,
+        Level::Must,
+        "w=bench&move=twice&single=1&predict=0",
+    ),
     Row {
         id: "capability-gating",
         group: "protocol",
         title: "A retry that declares no capabilities is never asked for input it cannot give",
         guard: Guard::Protocol,
         level: Level::Must,
+        also: None,
         shows: "w=rules",
     },
     Row {
@@ -446,6 +480,7 @@ pub const ROWS: [Row; 25] = [
         title: "requestState as a number, object, null or array never completes the work",
         guard: Guard::Robustness,
         level: Level::Must,
+        also: None,
         shows: "w=ticket",
     },
     Row {
@@ -454,6 +489,7 @@ pub const ROWS: [Row; 25] = [
         title: "A 64 KiB ticket gets a clear error",
         guard: Guard::Robustness,
         level: Level::Must,
+        also: None,
         shows: "w=ticket",
     },
     Row {
@@ -462,6 +498,7 @@ pub const ROWS: [Row; 25] = [
         title: "A 2 MiB request body is answered, and the server keeps serving",
         guard: Guard::Robustness,
         level: Level::Must,
+        also: None,
         shows: "w=ticket",
     },
 ];

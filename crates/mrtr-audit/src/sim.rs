@@ -2,6 +2,7 @@
 //! each row fails exactly when the check that guards it is off, in milliseconds.
 
 use mrtr_core::checks::CheckPolicy;
+use mrtr_core::redemption::MemoryStore;
 use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
 use mrtr_core::{CallContext, FixedClock, Principal, SeededEntropy, Server, ServerConfig};
 use serde_json::{json, Value};
@@ -12,6 +13,11 @@ use mrtr_world::world::{EPOCH_S, SHARED_SECRET};
 /// One replica of the lab's server, on a virtual clock: bob is the caller, alice the other.
 pub struct SimWire {
     server: Server,
+    policy: CheckPolicy,
+    naive_ask_again: bool,
+    /// A restart gives the replica a memory that does not know when it began (as a store
+    /// without an epoch would), so tickets minted before it look unspent.
+    pub restart_without_epoch: bool,
     /// The simulated clock, in milliseconds since the wire's epoch.
     now_ms: u64,
     rng: SeededEntropy,
@@ -24,19 +30,11 @@ impl SimWire {
     /// checks `policy` leaves on, re-mints on the ask-again path when `naive_ask_again` (the
     /// naive server), and draws ticket ids from a generator seeded with `seed`.
     pub fn new(policy: CheckPolicy, naive_ask_again: bool, seed: u64) -> SimWire {
-        let key = Key::new("k1", SHARED_SECRET).unwrap_or_else(|_| unreachable!("a 32-byte key"));
-        let server = Server::new(
-            ServerConfig {
-                name: "audited".into(),
-                policy,
-                naive_ask_again,
-                ..ServerConfig::default()
-            },
-            Codec::new(Keyring::new(key), Seal::Signed),
-            mrtr_core::fixtures::catalog(),
-        );
         SimWire {
-            server,
+            server: replica(policy, naive_ask_again),
+            policy,
+            naive_ask_again,
+            restart_without_epoch: false,
             now_ms: 0,
             rng: SeededEntropy::new(seed),
             log: Vec::new(),
@@ -47,6 +45,21 @@ impl SimWire {
     pub fn ttl_s(&self) -> u64 {
         self.server.config.ttl_s
     }
+}
+
+/// The audited replica: key `k1`, signed tickets, the lab's tools.
+fn replica(policy: CheckPolicy, naive_ask_again: bool) -> Server {
+    let key = Key::new("k1", SHARED_SECRET).unwrap_or_else(|_| unreachable!("a 32-byte key"));
+    Server::new(
+        ServerConfig {
+            name: "audited".into(),
+            policy,
+            naive_ask_again,
+            ..ServerConfig::default()
+        },
+        Codec::new(Keyring::new(key), Seal::Signed),
+        mrtr_core::fixtures::catalog(),
+    )
 }
 
 impl Wire for SimWire {
@@ -107,6 +120,21 @@ impl Wire for SimWire {
     fn callers(&self) -> crate::Callers {
         crate::Callers::http(Some("bob-token"), Some("alice-token"))
     }
+
+    /// A new process with the same key and a memory of its own, begun now; like the native
+    /// server, it mints nothing until the next whole second.
+    fn restart(&mut self) -> Option<Result<(), String>> {
+        let now_s = EPOCH_S + self.now_ms / 1000;
+        let memory = MemoryStore::default();
+        let memory = if self.restart_without_epoch {
+            memory
+        } else {
+            memory.beginning_at(now_s)
+        };
+        self.server = replica(self.policy, self.naive_ask_again).with_store(Box::new(memory));
+        self.now_ms += 1000 - self.now_ms % 1000;
+        Some(Ok(()))
+    }
 }
 
 #[cfg(test)]
@@ -156,7 +184,7 @@ mod tests {
             p.set(check, false);
             let r = run(p, false);
             for row in &r.rows {
-                let guarded = row.row.guard == Guard::Check(check);
+                let guarded = row.row.fails_without(Guard::Check(check));
                 let want = if guarded { Status::Fail } else { Status::Pass };
                 assert_eq!(
                     row.status, want,
@@ -181,6 +209,32 @@ mod tests {
             };
             assert_eq!(row.status, want, "{}: {}", row.row.id, row.evidence);
         }
+    }
+
+    #[test]
+    fn a_restart_that_forgets_when_its_memory_began_fails_only_the_memory_loss_row() {
+        let mut wire = SimWire::new(all_on(), false, 7);
+        wire.restart_without_epoch = true;
+        let opts = Options {
+            tool: None,
+            expect_single_use: true,
+            ttl_wait_s: Some(wire.ttl_s() + 1),
+            ..Options::default()
+        };
+        let r = audit(&mut wire, &opts, &mut |_| {}).unwrap();
+        for row in &r.rows {
+            let want = if row.row.id == "memory-loss" {
+                Status::Fail
+            } else {
+                Status::Pass
+            };
+            assert_eq!(row.status, want, "{}: {}", row.row.id, row.evidence);
+        }
+        let row = r.rows.iter().find(|r| r.row.id == "memory-loss").unwrap();
+        assert_eq!(
+            row.evidence,
+            "sent the spent retry again (new id) after the server restarted; got a complete result (the work was done)"
+        );
     }
 
     #[test]

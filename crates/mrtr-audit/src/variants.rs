@@ -8,6 +8,9 @@ use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
 use serde_json::Value;
 
+/// Respellings tried at most per ticket, one per segment of data.
+pub const MAX_RESPELLINGS: usize = 4;
+
 /// Substitutions tried at most per ticket (spread over it when it is longer).
 pub const MAX_SUBSTITUTIONS: usize = 1024;
 
@@ -22,20 +25,48 @@ pub struct Variant {
     pub what: String,
 }
 
-/// The character one step away in the Base64url alphabet (its lowest bit flipped: at the
-/// end of a segment that is a bit no byte uses, so only a strict decoder notices), or `A`.
-fn sibling(c: u8) -> u8 {
+/// The character whose Base64url value differs from `c`'s in bit `bit` (0 is the lowest of
+/// its six), or `A` for a character outside the alphabet.
+fn flipped(c: u8, bit: u32) -> u8 {
     match URL_ALPHABET.iter().position(|&a| a == c) {
-        Some(i) => URL_ALPHABET[i ^ 1],
+        Some(i) => URL_ALPHABET[i ^ (1 << bit)],
         None => b'A',
     }
 }
 
+/// The bits of a segment's last character that no decoded byte uses, by the segment's
+/// length: 2 characters past a group of four carry one byte (4 bits unused), 3 carry two
+/// (2 unused), a whole group none.
+fn unused_low_bits(segment_len: usize) -> u32 {
+    match segment_len % 4 {
+        2 => 4,
+        3 => 2,
+        _ => 0,
+    }
+}
+
+/// For each character of the ticket, the lowest of its bits that a decoder reads: at the end
+/// of a segment that skips the bits no byte uses, so every change alters the decoded bytes.
+fn lowest_used_bits(ticket: &str) -> Vec<u32> {
+    let mut bits = vec![0; ticket.len()];
+    for (start, seg) in segments(ticket) {
+        if let Some(last) = (start + seg.len())
+            .checked_sub(1)
+            .filter(|_| !seg.is_empty())
+        {
+            bits[last] = unused_low_bits(seg.len());
+        }
+    }
+    bits
+}
+
 /// One change per position (all of them up to [`MAX_SUBSTITUTIONS`], else evenly spread and
-/// always the last 64): the character replaced by its sibling.
+/// always the last 64): the character replaced by one that decodes to other bytes (a bit a
+/// decoder reads flipped). A second spelling of the same bytes is [`unused_bits`]' edit.
 pub fn substitutions(ticket: &str) -> Vec<Variant> {
     let bytes = ticket.as_bytes();
     let n = bytes.len();
+    let used = lowest_used_bits(ticket);
     let positions: Vec<usize> = if n <= MAX_SUBSTITUTIONS {
         (0..n).collect()
     } else {
@@ -48,7 +79,7 @@ pub fn substitutions(ticket: &str) -> Vec<Variant> {
         .filter(|&i| bytes[i].is_ascii())
         .map(|i| {
             let mut b = bytes.to_vec();
-            b[i] = sibling(bytes[i]);
+            b[i] = flipped(bytes[i], used[i]);
             Variant {
                 ticket: String::from_utf8_lossy(&b).into_owned(),
                 what: format!(
@@ -57,6 +88,33 @@ pub fn substitutions(ticket: &str) -> Vec<Variant> {
                 ),
             }
         })
+        .collect()
+}
+
+/// A second spelling of the same bytes: for each segment of data (8 characters or more, so
+/// not a version prefix) whose last character has bits no byte uses, that character with its
+/// lowest unused bit flipped. A lenient decoder reads the same bytes, so a signature over the
+/// bytes still holds; a strict one refuses it.
+pub fn unused_bits(ticket: &str) -> Vec<Variant> {
+    segments(ticket)
+        .into_iter()
+        .filter(|(_, seg)| seg.len() >= 8 && unused_low_bits(seg.len()) > 0)
+        .filter_map(|(start, seg)| {
+            let i = start + seg.len() - 1;
+            let c = seg.as_bytes()[seg.len() - 1];
+            URL_ALPHABET.contains(&c).then(|| {
+                let mut b = ticket.as_bytes().to_vec();
+                b[i] = flipped(c, 0);
+                Variant {
+                    ticket: String::from_utf8_lossy(&b).into_owned(),
+                    what: format!(
+                        "character {i}, the last of its segment, respelled ({} to {}): the same bytes, in bits no byte uses",
+                        c as char, b[i] as char
+                    ),
+                }
+            })
+        })
+        .take(MAX_RESPELLINGS)
         .collect()
 }
 
@@ -368,12 +426,60 @@ mod tests {
                 .collect();
             assert_eq!(diff, vec![i]);
         }
-        // The last character's sibling differs only in the lowest bit.
-        assert_eq!(sibling(b'Q'), b'R');
         let long = "v1.".to_owned() + &"A".repeat(5000);
         let v = substitutions(&long);
         assert!(v.len() <= MAX_SUBSTITUTIONS, "{}", v.len());
         assert!(v.last().unwrap().what.contains("5002"));
+    }
+
+    /// A decoder that ignores the bits no byte uses, as lenient ones do.
+    fn lenient(seg: &str) -> Option<Vec<u8>> {
+        use base64::engine::{GeneralPurpose, GeneralPurposeConfig};
+        let config = GeneralPurposeConfig::new()
+            .with_encode_padding(false)
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent);
+        GeneralPurpose::new(&base64::alphabet::URL_SAFE, config)
+            .decode(seg)
+            .ok()
+    }
+
+    fn decoded(ticket: &str) -> Vec<Option<Vec<u8>>> {
+        ticket.split('.').map(lenient).collect()
+    }
+
+    #[test]
+    fn every_substitution_decodes_to_other_bytes_and_every_respelling_to_the_same() {
+        // Segments of each length past a group of four: 2 (4 unused bits), 3 (2), 0 (none).
+        let sig = "abcdefghijklmnopqrstuvwxyz0123456789-_ABCDEFGH";
+        let mut respellings = 0;
+        let with_sig = format!("v1.eyJhIjoxfX0.{sig}");
+        for t in [T, "v1.eyJhIjoxfQ.AAAB", "rs1.eyJhIjoxfX19.AB", &with_sig] {
+            let original = decoded(t);
+            for v in substitutions(t) {
+                assert_ne!(decoded(&v.ticket), original, "{t}: {}", v.what);
+            }
+            let respelled = unused_bits(t);
+            let expected = t
+                .split('.')
+                .filter(|s| s.len() >= 8 && matches!(s.len() % 4, 2 | 3))
+                .count();
+            assert_eq!(respelled.len(), expected, "{t}");
+            respellings += expected;
+            for v in respelled {
+                assert_ne!(v.ticket, t);
+                assert_eq!(decoded(&v.ticket), original, "{t}: {}", v.what);
+                let strict = v
+                    .ticket
+                    .split('.')
+                    .all(|s| URL_SAFE_NO_PAD.decode(s).is_ok());
+                assert!(!strict, "a strict decoder refuses {}", v.what);
+            }
+        }
+        assert_eq!(respellings, 3, "each length past a group of four is tried");
+        // The old edit of the last character, its lowest bit: a second spelling, not a change.
+        assert_eq!(flipped(b'Q', 0), b'R');
+        assert_eq!(flipped(b'Q', unused_low_bits(6)), b'A');
     }
 
     #[test]

@@ -62,11 +62,13 @@ fn answer(pick: &Pick, need: &Need, wire: &mut SimWire) -> Answer {
             }))),
             Need::Clock => Answer::Clock(u64::from(*n)),
             Need::Wait { .. } => Answer::Waited,
+            Need::Restart => Answer::Restarted(Some(Err("the restart command failed".into()))),
         },
         5 => match need {
             Need::Send { .. } => Answer::Sent(Err("connection reset".into())),
             Need::Race { .. } => Answer::Raced(if n % 2 == 0 { None } else { Some(Ok(vec![])) }),
             Need::OversizeBody { .. } => Answer::Oversize(None),
+            Need::Restart => Answer::Restarted(None),
             _ => serve(wire, need.clone()),
         },
         // An answer to another need than the one asked.

@@ -143,6 +143,9 @@ impl Wire for RmcpLike {
     fn callers(&self) -> mrtr_audit::Callers {
         mrtr_audit::Callers::http(Some("bob-token"), Some("alice-token"))
     }
+    fn restart(&mut self) -> Option<Result<(), String>> {
+        None
+    }
 }
 
 fn run(check_tag: bool, kid: Option<&'static str>) -> Report {

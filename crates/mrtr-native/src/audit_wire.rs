@@ -71,6 +71,8 @@ pub struct HttpWire {
     transcript: Option<Transcript>,
     /// Tool parameters mirrored into `Mcp-Param-*` headers, learnt from `tools/list`.
     params: Mirrored,
+    /// How to restart the server (a shell command), if the operator said.
+    restart: Option<String>,
 }
 
 impl HttpWire {
@@ -84,19 +86,22 @@ impl HttpWire {
         timeout: Duration,
         transcript: Option<Transcript>,
     ) -> HttpWire {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(timeout))
-            .build()
-            .into();
         HttpWire {
-            agent,
+            agent: agent(timeout),
             url: url.to_owned(),
             token,
             other_token,
             transcript,
             params: Mirrored::default(),
+            restart: None,
         }
+    }
+
+    /// The wire, able to restart the server by running `command` with `sh -c`: it must return
+    /// once the old process has stopped (it may leave the new one running in the background).
+    pub fn restarting_with(mut self, command: Option<String>) -> HttpWire {
+        self.restart = command;
+        self
     }
 
     fn token(&self, who: Who) -> Option<&str> {
@@ -149,6 +154,46 @@ impl HttpWire {
             if let Some(r) = ex.body.get("result") {
                 self.params.learn(r);
             }
+        }
+    }
+}
+
+/// An agent that reads any status as an answer, each request bounded by `timeout`.
+fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(timeout))
+        .build()
+        .into()
+}
+
+/// Runs `command` with `sh -c`, its output on stderr (stdout carries the report), and waits
+/// up to `limit` for it to exit with success.
+fn run_restart(command: &str, limit: Duration) -> Result<(), String> {
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::io::stderr())
+        .spawn()
+        .map_err(|e| format!("--restart: cannot run sh: {e}"))?;
+    let started = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => return Err(format!("--restart {command:?} failed ({status})")),
+            Ok(None) if started.elapsed() < limit => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "--restart {command:?} did not finish within {} s",
+                    limit.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("--restart: {e}")),
         }
     }
 }
@@ -238,12 +283,49 @@ impl Wire for HttpWire {
     fn callers(&self) -> Callers {
         Callers::http(self.token.as_deref(), self.other_token.as_deref())
     }
+
+    /// Runs the operator's command, then asks `tools/list` every 100 ms until the server
+    /// answers with JSON-RPC, each step within the request timeout. A fresh agent: pooled
+    /// connections were to the old process.
+    fn restart(&mut self) -> Option<Result<(), String>> {
+        let command = self.restart.clone()?;
+        let limit = self
+            .agent
+            .config()
+            .timeouts()
+            .global
+            .unwrap_or(Duration::from_secs(10));
+        eprintln!("mrtr-audit: restarting the server: {command}");
+        Some(run_restart(&command, limit).and_then(|()| {
+            self.agent = agent(limit);
+            let probe = json!({"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": {}});
+            let headers = self.headers(&probe, Who::Caller);
+            let started = std::time::Instant::now();
+            loop {
+                let answered = HttpWire::post(&self.agent, &self.url, &headers, probe.to_string())
+                    .is_ok_and(|ex| ex.body.get("jsonrpc").is_some());
+                if answered {
+                    return Ok(());
+                }
+                if started.elapsed() >= limit {
+                    return Err(format!(
+                        "after --restart, {} did not answer within {} s",
+                        self.url,
+                        limit.as_secs()
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }))
+    }
 }
 
 /// A stdio server run as a child process: one connection, one principal.
 pub struct StdioWire {
     transport: StdioTransport,
     transcript: Option<Transcript>,
+    /// The server's command, to start it again.
+    command: Vec<String>,
 }
 
 impl StdioWire {
@@ -255,13 +337,18 @@ impl StdioWire {
         timeout: Duration,
         transcript: Option<Transcript>,
     ) -> Result<StdioWire, String> {
+        Ok(StdioWire {
+            transport: StdioWire::start(command, timeout)?,
+            transcript,
+            command: command.to_vec(),
+        })
+    }
+
+    fn start(command: &[String], timeout: Duration) -> Result<StdioTransport, String> {
         let mut transport = StdioTransport::spawn(command, false)?;
         transport.timeout = timeout;
         transport.name = "mrtr-audit";
-        Ok(StdioWire {
-            transport,
-            transcript,
-        })
+        Ok(transport)
     }
 }
 
@@ -300,6 +387,19 @@ impl Wire for StdioWire {
 
     fn callers(&self) -> Callers {
         Callers::ONE
+    }
+
+    /// Stops the child (its stdin closed, killed if it lingers) and starts the command again.
+    fn restart(&mut self) -> Option<Result<(), String>> {
+        eprintln!(
+            "mrtr-audit: restarting the server: {}",
+            self.command.join(" ")
+        );
+        let timeout = self.transport.timeout;
+        Some(StdioWire::start(&self.command, timeout).map(|fresh| {
+            // The old process is stopped before the new one is used.
+            drop(std::mem::replace(&mut self.transport, fresh));
+        }))
     }
 }
 

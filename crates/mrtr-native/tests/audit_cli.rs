@@ -161,3 +161,152 @@ fn garbage_answers_are_a_clear_exit_2() {
         "{err}"
     );
 }
+
+/// The memory-loss row against a stdio server: the audit starts it again itself. The lab's
+/// server keeps its memory in-process with a fixed key, and refuses what it minted before.
+#[test]
+fn a_stdio_server_restarted_by_the_audit_keeps_a_spent_ticket_spent() {
+    let server = env!("CARGO_BIN_EXE_mrtr-server");
+    let (code, out, err) = audit(&[
+        "--expect-single-use",
+        "--json",
+        "--",
+        server,
+        "--stdio",
+        "--key-hex",
+        KEY,
+        "--single-use",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let row = row_of(&r, "memory-loss");
+    assert_eq!(row["status"], "pass", "{row}");
+    assert_eq!(
+        row["evidence"],
+        "sent the spent retry again (new id) after the server restarted; got error -32602 \"Invalid or expired requestState\""
+    );
+    assert!(err.contains("restarting the server"), "{err}");
+}
+
+fn row_of<'r>(report: &'r Value, id: &str) -> &'r Value {
+    report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == id)
+        .unwrap()
+}
+
+/// A server started and restarted by a shell script, as an operator's `--restart` would: it
+/// stops the process whose id is in `pid` (waiting until it has exited) and starts another
+/// on the same port.
+struct Restartable {
+    dir: std::path::PathBuf,
+    url: String,
+}
+
+impl Restartable {
+    fn start(name: &str) -> Restartable {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let start = format!(
+            "\"{}\" --http 127.0.0.1:{port} --key-hex {KEY} --single-use >>\"{d}/log\" 2>&1 &\necho $! >\"{d}/pid\"\n",
+            env!("CARGO_BIN_EXE_mrtr-server"),
+            d = dir.display()
+        );
+        let stop = format!(
+            "p=$(cat \"{}/pid\")\nkill \"$p\"\nwhile [ -e /proc/$p ] && [ \"$(cut -d' ' -f3 /proc/$p/stat)\" != Z ]; do sleep 0.05; done\n",
+            dir.display()
+        );
+        std::fs::write(dir.join("start.sh"), &start).unwrap();
+        std::fs::write(dir.join("restart.sh"), stop + &start).unwrap();
+        let ok = Command::new("sh")
+            .arg(dir.join("start.sh"))
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Restartable { dir, url }
+    }
+
+    fn restart_command(&self) -> String {
+        format!("sh \"{}\"", self.dir.join("restart.sh").display())
+    }
+}
+
+impl Drop for Restartable {
+    fn drop(&mut self) {
+        if let Ok(pid) = std::fs::read_to_string(self.dir.join("pid")) {
+            let _ = Command::new("kill").arg(pid.trim()).status();
+        }
+    }
+}
+
+#[test]
+fn an_http_server_restarted_by_the_operators_command_keeps_a_spent_ticket_spent() {
+    let s = Restartable::start("audit-restart");
+    let first_pid = std::fs::read_to_string(s.dir.join("pid")).unwrap();
+    let restart = s.restart_command();
+    let (code, out, err) = audit(&[
+        &s.url,
+        "--token",
+        "bob-token",
+        "--other-token",
+        "alice-token",
+        "--expect-single-use",
+        "--restart",
+        &restart,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let row = row_of(&r, "memory-loss");
+    assert_eq!(row["status"], "pass", "{row}");
+    assert!(
+        row["evidence"]
+            .as_str()
+            .unwrap()
+            .ends_with("got error -32602 \"Invalid or expired requestState\""),
+        "{row}"
+    );
+    let pid = std::fs::read_to_string(s.dir.join("pid")).unwrap();
+    assert_ne!(pid, first_pid, "the server was restarted");
+    // Every row after it ran against the new process, and passed.
+    assert_eq!(r["verdict"]["failed"], 0, "{out}");
+}
+
+#[test]
+fn without_a_way_to_restart_the_memory_loss_row_says_how() {
+    let s = server(&["--single-use"]);
+    let (code, out, _) = audit(&[
+        &s.1,
+        "--token",
+        "bob-token",
+        "--expect-single-use",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let row = row_of(&r, "memory-loss");
+    assert_eq!(row["status"], "skipped");
+    assert!(row["evidence"]
+        .as_str()
+        .unwrap()
+        .contains("--restart COMMAND"));
+    // A restart command that fails ends the audit with its words (exit 2).
+    let (code, _, err) = audit(&[&s.1, "--expect-single-use", "--restart", "exit 3"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--restart \"exit 3\" failed"), "{err}");
+}

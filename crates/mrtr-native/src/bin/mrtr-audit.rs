@@ -1,7 +1,7 @@
 //! mrtr-audit: a report card of any MRTR server's ticket checks.
 //!
 //!   mrtr-audit URL --token bob-token --other-token alice-token [--tool deploy --args '{"env":"staging"}']
-//!              [--expect-single-use] [--ttl-wait SECONDS] [--json] [--transcript DIR]
+//!              [--expect-single-use] [--restart COMMAND] [--ttl-wait SECONDS] [--json] [--transcript DIR]
 //!   mrtr-audit [options] -- CMD ARGS…        (a stdio server: one principal, no racing)
 //!   mrtr-audit --expect EXPECTED.json LABEL=REPORT.json… [--json]
 //!
@@ -49,6 +49,11 @@ struct Args {
     /// The server claims single use: run the repeat, laundering and racing rows.
     #[arg(long)]
     expect_single_use: bool,
+    /// How to restart the server (HTTP; a shell command that returns once the old process has
+    /// stopped): the memory-loss row restarts it between two redemptions of one ticket. A
+    /// stdio server is restarted by starting its command again.
+    #[arg(long, value_name = "COMMAND", conflicts_with = "command")]
+    restart: Option<String>,
     /// Test expiry by waiting this long (longer than the server's ticket lifetime).
     #[arg(long, value_name = "SECONDS")]
     ttl_wait: Option<u64>,
@@ -76,7 +81,7 @@ struct Args {
         value_names = ["FILE", "LABEL=REPORT"],
         conflicts_with_all = [
             "url", "command", "token", "other_token", "tool", "args",
-            "expect_single_use", "ttl_wait", "transcript",
+            "expect_single_use", "ttl_wait", "transcript", "restart",
         ]
     )]
     expect: Vec<String>,
@@ -145,13 +150,16 @@ fn run(args: &Args) -> Result<bool, String> {
         None => args.command.join(" "),
     };
     let mut wire: Box<dyn Wire> = if let Some(url) = &args.url {
-        Box::new(HttpWire::new(
-            url,
-            args.token.clone(),
-            args.other_token.clone(),
-            timeout,
-            transcript,
-        ))
+        Box::new(
+            HttpWire::new(
+                url,
+                args.token.clone(),
+                args.other_token.clone(),
+                timeout,
+                transcript,
+            )
+            .restarting_with(args.restart.clone()),
+        )
     } else {
         if args.token.is_some() || args.other_token.is_some() {
             eprintln!("mrtr-audit: --token and --other-token apply to HTTP; a stdio server has one principal");
@@ -301,7 +309,7 @@ mod tests {
         let verdict = table.lines().last().unwrap();
         assert_eq!(
             verdict,
-            "verdict: FAIL — 22 passed, 3 failed, 0 skipped; SHOULD rows failed: other-token, no-token; recommended rows failed (not counted): padding"
+            "verdict: FAIL — 24 passed, 3 failed, 0 skipped; SHOULD rows failed: other-token, no-token; recommended rows failed (not counted): padding"
         );
         assert!(!table.contains("required"), "{table}");
     }
