@@ -5,9 +5,15 @@
 
 use std::io::{self, BufRead, Read};
 
-/// The longest line read whole: the HTTP front's body limit, 1 MiB. A longer line is read to
-/// its end in small chunks and dropped.
-pub const MAX_LINE: usize = crate::http_front::BODY_LIMIT;
+/// The longest line read whole: 16 MiB, as rmcp reads (the TypeScript SDK reads 10 MiB), so
+/// a message any SDK sends over stdio fits. A longer line is read to its end in small chunks
+/// and dropped. (An HTTP body has its own, smaller limit: a request the network sends.)
+pub const MAX_LINE: usize = 16 << 20;
+
+/// [`MAX_LINE`] in words, for the messages that name it: "16777216-byte (16 MiB)".
+pub fn max_line_words() -> String {
+    format!("{MAX_LINE}-byte ({} MiB)", MAX_LINE >> 20)
+}
 
 /// One line of input.
 #[derive(Debug, PartialEq, Eq)]

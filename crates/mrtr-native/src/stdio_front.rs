@@ -13,8 +13,8 @@ use mrtr_core::{CallContext, Clock, Principal, Server};
 use crate::lines::{self, Line};
 use crate::os::{OsEntropy, SystemClock};
 
-/// Longest line accepted (1 MiB, the HTTP body limit); a longer one is skipped to its end
-/// without being held and answered with -32700.
+/// Longest line accepted (16 MiB); a longer one is skipped to its end without being held and
+/// answered with -32700.
 pub use crate::lines::MAX_LINE;
 /// How often calls waiting on the legacy shim are checked for their deadline.
 const TICK: Duration = Duration::from_secs(1);
@@ -119,7 +119,8 @@ impl Session {
                 Err(_) => parse_error("the line is not UTF-8"),
             },
             Input::TooLong(n) => parse_error(&format!(
-                "the line has {n} bytes, over the {MAX_LINE}-byte (1 MiB) limit; it was skipped"
+                "the line has {n} bytes, over the {} limit; it was skipped",
+                lines::max_line_words()
             )),
             Input::Failed(_) => return None,
         })
@@ -238,7 +239,7 @@ mod tests {
 
     #[test]
     fn a_line_over_the_limit_gets_32700_and_the_connection_goes_on() {
-        // A well-formed request padded past 1 MiB: refused unread, not parsed.
+        // A well-formed request padded past 16 MiB: refused unread, not parsed.
         let pad = "x".repeat(MAX_LINE);
         let long = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","pad":"{pad}"}}"#);
         let lines = run(format!("{long}\n{DISCOVER}\n").into_bytes());
@@ -247,7 +248,7 @@ mod tests {
         let why = lines[0]["error"]["message"].as_str().unwrap();
         assert!(
             why.contains(&format!(
-                "{} bytes, over the 1048576-byte (1 MiB) limit",
+                "{} bytes, over the 16777216-byte (16 MiB) limit",
                 long.len()
             )),
             "{why}"
@@ -257,7 +258,21 @@ mod tests {
             lines[1]["result"]["supportedVersions"],
             json!(["2026-07-28"])
         );
-        assert_eq!(MAX_LINE, crate::http_front::BODY_LIMIT);
+    }
+
+    #[test]
+    fn a_line_an_sdk_may_send_is_read_whole() {
+        // 2 MiB: over the HTTP body limit, under rmcp's 16 MiB and TypeScript's 10 MiB.
+        let pad = "x".repeat(2 << 20);
+        let long = format!(r#"{{"pad":"{pad}",{}"#, &DISCOVER[1..]);
+        let lines = run(format!("{long}\n").into_bytes());
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(
+            lines[0]["result"]["supportedVersions"],
+            json!(["2026-07-28"]),
+            "{}",
+            lines[0]
+        );
     }
 
     #[test]

@@ -287,7 +287,10 @@ impl Transport for StdioTransport {
                 }
                 Ok(Incoming::TooLong(n)) => {
                     skipped += 1;
-                    self.note(format!("skipped a line from the server of {n} bytes, over the {MAX_LINE}-byte (1 MiB) limit"));
+                    self.note(format!(
+                        "skipped a line from the server of {n} bytes, over the {} limit",
+                        lines::max_line_words()
+                    ));
                     continue;
                 }
                 Ok(Incoming::Failed(e)) => {

@@ -1,5 +1,5 @@
 //! Every stdio reader survives every byte: `mrtr-client` and `mrtr-audit` keep reading a
-//! server that writes a line that is not UTF-8 or a line over 1 MiB (each reported on
+//! server that writes a line that is not UTF-8 or a line over 16 MiB (each reported on
 //! stderr, and in the audit's transcript), and neither holds such a line in memory.
 
 use std::process::Command;
@@ -9,7 +9,7 @@ use serde_json::Value;
 const KEY: &str = "6d72424242424242424242424242424242424242424242424242424242424242";
 
 /// Runs the real `mrtr-server --stdio` behind a pipe that writes, before each of its first
-/// three lines, a line with a stray 0xff byte and a 2 MiB line.
+/// three lines, a line with a stray 0xff byte and a line just over 16 MiB.
 const NOISY: &str = r#"
 import subprocess, sys
 server = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -21,7 +21,7 @@ for line in sys.stdin.buffer:
     if noisy:
         noisy -= 1
         out.write(b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"caf\xff"}}\n')
-        out.write(b'{"pad":"' + b'x' * (2 << 20) + b'"}\n')
+        out.write(b'{"pad":"' + b'x' * (16 << 20) + b'"}\n')
     out.write(answer)
     out.flush()
 "#;
@@ -63,10 +63,10 @@ fn the_client_reads_on_past_bad_bytes_and_overlong_lines() {
         ),
         "{err}"
     );
-    let long = (2 << 20) + 10;
+    let long = (16 << 20) + 10;
     assert!(
         err.contains(&format!(
-            "[mrtr-client] skipped a line from the server of {long} bytes, over the 1048576-byte (1 MiB) limit"
+            "[mrtr-client] skipped a line from the server of {long} bytes, over the 16777216-byte (16 MiB) limit"
         )),
         "{err}"
     );
@@ -95,7 +95,7 @@ fn the_audit_reads_on_and_notes_each_skipped_line_in_its_transcript() {
     assert_eq!(notes.len(), 6, "{notes:?}");
     assert!(notes[0].contains("not UTF-8"), "{notes:?}");
     assert!(
-        notes[1].contains("over the 1048576-byte (1 MiB) limit"),
+        notes[1].contains("over the 16777216-byte (16 MiB) limit"),
         "{notes:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
