@@ -230,17 +230,30 @@ impl Principal {
         Principal::User(name.into())
     }
 
-    /// The demo convention of the lesson: `Bearer bob-token` is bob. Not an auth system.
+    /// The demo convention of the lesson: `Bearer bob-token` is bob (a name of up to 32
+    /// letters, digits, `_` or `-`). Not an auth system. Any other token is a secret that must
+    /// not land in a readable ticket or a log line, so its principal is named by a digest of
+    /// it: `sha256:` and the first 8 bytes of its SHA-256, in hex (one token, one principal).
     #[cfg(feature = "demo")]
     pub fn from_bearer(header: Option<&str>) -> Principal {
+        use sha2::{Digest, Sha256};
         let Some(h) = header else {
             return Principal::Anonymous;
         };
         let token = h.strip_prefix("Bearer ").unwrap_or(h).trim();
+        let is_name = |n: &str| {
+            (1..=32).contains(&n.len())
+                && n.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        };
         match token.strip_suffix("-token") {
-            Some(name) if !name.is_empty() => Principal::User(name.to_owned()),
+            Some(name) if is_name(name) => Principal::User(name.to_owned()),
             _ if token.is_empty() => Principal::Anonymous,
-            _ => Principal::User(token.to_owned()),
+            _ => {
+                let digest = Sha256::digest(token.as_bytes());
+                let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+                Principal::User(format!("sha256:{hex}"))
+            }
         }
     }
 
@@ -912,9 +925,34 @@ mod tests {
             Principal::from_bearer(Some("Bearer ")),
             Principal::Anonymous
         );
-        assert_eq!(
+        // A token not of the lesson's form is never written down: its digest names it.
+        for secret in [
+            "xyz",
+            "ghp_s3cr3tValue",
+            "a-very-long-name-that-is-not-a-name-at-all-token",
+        ] {
+            let p = Principal::from_bearer(Some(&format!("Bearer {secret}")));
+            let claim = p.as_claim().unwrap();
+            assert!(
+                claim.starts_with("sha256:") && claim.len() == 7 + 16,
+                "{claim}"
+            );
+            assert!(
+                !claim.contains(secret.trim_end_matches("-token")),
+                "{claim}"
+            );
+            assert_eq!(p, Principal::from_bearer(Some(&format!("Bearer {secret}"))));
+        }
+        assert_ne!(
             Principal::from_bearer(Some("Bearer xyz")),
-            Principal::user("xyz")
+            Principal::from_bearer(Some("Bearer xyw"))
+        );
+        assert_eq!(
+            Principal::from_bearer(Some("Bearer xyz"))
+                .as_claim()
+                .unwrap(),
+            // SHA-256("xyz") = 3608bca1e44ea6c4…
+            "sha256:3608bca1e44ea6c4"
         );
     }
 }
