@@ -436,27 +436,37 @@ pub fn check_host_and_origin(
         .ok_or("Forbidden: the request has no Host header")?
         .to_str()
         .map_err(|_| "Forbidden: the Host header is not ASCII".to_owned())?;
-    match parse_authority(host.trim()) {
-        Some(a) if ok(&a.host) => {}
+    let host_port = match parse_authority(host.trim()) {
+        Some(a) if ok(&a.host) => a.port,
         _ => {
             return Err(format!(
                 "Forbidden: Host {host:?} is not one this server answers to ({})",
                 allowed.join(", ")
             ))
         }
-    }
+    };
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin
             .to_str()
             .map_err(|_| "Forbidden: the Origin header is not ASCII".to_owned())?;
-        match parse_origin(origin.trim()) {
-            Some(o) if ok(&o.host) => {}
+        let o = match parse_origin(origin.trim()) {
+            Some(o) if ok(&o.host) => o,
             _ => {
                 return Err(format!(
                     "Forbidden: Origin {origin:?} may not call this server: it must be http:// or https://, one of {}, and an optional port",
                     allowed.join(", ")
                 ))
             }
+        };
+        // Another port is another origin: another program on this machine (a dev server on
+        // :5173) must not call this one. Either header leaves out the port its scheme
+        // implies, and the browser reached this server by the origin's scheme.
+        let implied = if o.scheme == "https" { 443 } else { 80 };
+        let (theirs, ours) = (o.port.unwrap_or(implied), host_port.unwrap_or(implied));
+        if theirs != ours {
+            return Err(format!(
+                "Forbidden: Origin {origin:?} is on port {theirs}, this server on {ours}: a page of another origin calls only with --cors-origin"
+            ));
         }
     }
     Ok(())
@@ -753,6 +763,32 @@ mod tests {
             ("origin", "http://evil.example.com")
         ]));
         assert!(!ok(&[("host", "127.0.0.1:3000"), ("origin", "null")]));
+        // The same host on another port is another origin (rmcp and the Python SDK agree).
+        assert!(!ok(&[
+            ("host", "localhost:3000"),
+            ("origin", "http://localhost:5173")
+        ]));
+        assert!(!ok(&[
+            ("host", "localhost:3000"),
+            ("origin", "http://localhost")
+        ]));
+        assert!(!ok(&[
+            ("host", "localhost"),
+            ("origin", "http://localhost:8080")
+        ]));
+        // A port its scheme implies may be left out of either.
+        assert!(ok(&[
+            ("host", "localhost:80"),
+            ("origin", "http://localhost")
+        ]));
+        assert!(ok(&[
+            ("host", "localhost"),
+            ("origin", "https://localhost:443")
+        ]));
+        assert!(ok(&[
+            ("host", "localhost"),
+            ("origin", "https://localhost")
+        ]));
         assert!(!ok(&[]), "no Host at all");
         assert!(check_host_and_origin(&headers(&[("host", "evil")]), None).is_ok());
     }
@@ -768,15 +804,24 @@ mod tests {
         };
         for good in [
             "http://localhost:3000",
+            "HTTP://LocalHost:3000",
+            "https://localhost:3000",
+            "http://127.0.0.1:3000",
+            "http://[::1]:3000",
+            "http://[0:0:0:0:0:0:0:1]:3000",
+        ] {
+            assert!(with_origin(&allowed, good).is_ok(), "{good}");
+        }
+        // Parsed, allowed hosts, but on another port than the Host's.
+        for other_port in [
             "http://localhost",
             "https://localhost:443",
-            "HTTP://LocalHost:3000",
             "http://127.0.0.1",
             "http://127.0.0.1:65535",
             "http://[::1]:8080",
-            "http://[0:0:0:0:0:0:0:1]",
         ] {
-            assert!(with_origin(&allowed, good).is_ok(), "{good}");
+            let e = with_origin(&allowed, other_port).expect_err(other_port);
+            assert!(e.contains("is on port"), "{other_port}: {e}");
         }
         for bad in [
             "null",

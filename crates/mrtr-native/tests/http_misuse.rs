@@ -126,9 +126,22 @@ fn bad_http_gets_clear_errors() {
     let mut evil = headers.clone();
     evil.push(("Origin", "http://evil.example.com"));
     assert_eq!(s.post_raw(&msg, &evil).0, 403);
+    // The same host on another port is another origin (another program on this machine).
+    let mut other_port = headers.clone();
+    other_port.push(("Origin", "http://localhost:1234"));
+    assert_eq!(
+        s.post_with_host(&format!("localhost:{port}"), &msg, &other_port)
+            .0,
+        403
+    );
+    let origin = format!("http://localhost:{port}");
     let mut local = headers.clone();
-    local.push(("Origin", "http://localhost:1234"));
-    assert_eq!(s.post_raw(&msg, &local).0, 200);
+    local.push(("Origin", origin.as_str()));
+    assert_eq!(
+        s.post_with_host(&format!("localhost:{port}"), &msg, &local)
+            .0,
+        200
+    );
 
     // A request whose id is null is no request: 400, -32600, whatever its headers.
     let mut null_id = call.clone();
