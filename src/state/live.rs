@@ -13,7 +13,12 @@ use mrtr_core::answered::{classify, Answered};
 use mrtr_core::client::{CallError, Client, Host, PendingCall, Step};
 use mrtr_core::error::UNSUPPORTED_PROTOCOL_VERSION;
 pub use mrtr_core::headers::Mirrored;
-use mrtr_core::ticket::{MAX_TICKET_LEN, SEALED_PREFIX, SIGNED_PREFIX};
+use mrtr_core::ticket::{SEALED_PREFIX, SIGNED_PREFIX};
+
+/// The longest ticket the page carries back. The spec sets no limit and a client must echo
+/// the ticket byte for byte, so this is only what a retry can carry at all: a retry's body
+/// must fit the 1 MiB a server such as mrtr-server reads.
+pub const MAX_ECHOED_TICKET: usize = 1 << 20;
 pub use mrtr_core::wire::sse_messages;
 use mrtr_core::wire::{ClientCapabilities, InputRequest, MODERN_VERSION};
 
@@ -175,7 +180,7 @@ impl Failure {
                 "The server refused the token (HTTP {s}). Check the bearer token; mrtr-server takes any token and names the caller after it (alice-token is alice)."
             ),
             Failure::Unreachable => format!(
-                "Nothing answered at {url}: is the server running, on that port? Start one with mrtr-server --http 127.0.0.1:8380 --cors-origin {o} (a page served over https cannot call an http server other than localhost)."
+                "Nothing answered at {url}: is the server running, on that port? Start one with mrtr-server --http 127.0.0.1:8380 --cors-origin {o} (a page served over https cannot call an http server other than localhost). If the browser asked whether this page may reach devices on your local network (Chrome's Local Network Access), allow it: a refusal, or a question left open, fails the call the same way."
             ),
             Failure::TimedOut => format!(
                 "No answer within {} s, so the request was abandoned: the server is slow or stuck. Try again, {audit}.",
@@ -191,7 +196,7 @@ impl Failure {
                 "This server speaks only MCP 2025-11-25 ({why}): it wants an initialize handshake and a session, and has no multi round-trip requests. Upgrade its SDK to one that speaks 2026-07-28, {audit}."
             ),
             Failure::TicketTooLong(n) => format!(
-                "The server's ticket is {n} bytes, over the {MAX_TICKET_LEN}-byte limit a client should carry: it should keep the state small (or keep it server-side behind a short handle). The lab stops here rather than send it back."
+                "The server's ticket is {n} bytes, over the {} MiB a retry's body can carry: it should keep the state small (or keep it server-side behind a short handle). The lab stops here rather than send it back.", MAX_ECHOED_TICKET >> 20
             ),
             Failure::Rpc { code, message } => format!(
                 "The server answered with error {code}: {message}. {}",
@@ -689,7 +694,7 @@ impl Session {
                     .and_then(Value::as_str)
                     .map(str::to_owned);
                 if let Some(t) = &ticket {
-                    if t.len() > MAX_TICKET_LEN {
+                    if t.len() > MAX_ECHOED_TICKET {
                         self.phase = Phase::Failed(Failure::TicketTooLong(t.len()));
                         return None;
                     }
@@ -843,6 +848,27 @@ mod tests {
     }
 
     #[test]
+    fn a_ticket_longer_than_the_labs_own_is_still_carried_back() {
+        // The lab's server refuses tickets over 4 096 bytes; the spec sets no limit, so a
+        // client carries another server's longer ticket back unchanged.
+        let (mut s, first) = Session::start(&Form::default()).unwrap();
+        let ticket = format!("v1.{}", "A".repeat(20_000));
+        let asks = json!({"jsonrpc":"2.0","id":id_of(&first),"result":{"resultType":"input_required",
+            "inputRequests":{"confirm":{"method":"elicitation/create","params":{"mode":"form","message":"Deploy?",
+            "requestedSchema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}}}},
+            "requestState":ticket}});
+        assert_eq!(s.on_reply(answer(asks, "a"), 5), None);
+        let mut a = Answers::new();
+        a.insert(
+            "confirm".into(),
+            json!({"ok": typed_value(&FieldKind::Bool, "", true)}),
+        );
+        let retry = s.answer(&a, false).unwrap();
+        let r: Value = serde_json::from_str(&retry).unwrap();
+        assert_eq!(r["params"]["requestState"], json!(ticket));
+    }
+
+    #[test]
     fn the_round_trip_asks_the_reader_and_sends_the_ticket_back_byte_for_byte() {
         let (mut s, first) = Session::start(&Form::default()).unwrap();
         let ticket = "v1.eyJwIjp7ImVudiI6InN0YWdpbmcifX0.c2ln";
@@ -952,8 +978,11 @@ mod tests {
             failure(answer(json!({"hello":"world"}), "x")),
             Failure::NotMcp(_)
         ));
-        let big = json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"v1.".to_owned() + &"A".repeat(5000)}});
-        assert_eq!(failure(answer(big, "x")), Failure::TicketTooLong(5003));
+        let big = json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"v1.".to_owned() + &"A".repeat(MAX_ECHOED_TICKET)}});
+        assert_eq!(
+            failure(answer(big, "x")),
+            Failure::TicketTooLong(MAX_ECHOED_TICKET + 3)
+        );
         let nothing = json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required"}});
         assert!(matches!(
             failure(answer(nothing, "x")),

@@ -1149,19 +1149,30 @@ impl Auditor {
             })
             .unwrap_or_default();
         let a = Reply::of(&ex);
-        let status = if undeclared.is_empty() && !matches!(a, Reply::Broken(_)) {
-            Status::Pass
-        } else {
-            Status::Fail
+        let missing = mrtr_core::error::MISSING_REQUIRED_CLIENT_CAPABILITY;
+        // The rule is exercised only when the server needed input it could not ask for: it
+        // said so with -32021, or asked anyway. Anything else tried nothing of it.
+        let status = match &a {
+            _ if !undeclared.is_empty() => Status::Fail,
+            Reply::Broken(_) => Status::Fail,
+            Reply::Error(code, _) if *code == missing => Status::Pass,
+            _ => Status::Skipped,
         };
         let got = if undeclared.is_empty() {
             a.words()
         } else {
             format!("a request for {}", undeclared.join(", "))
         };
+        let tail = if status == Status::Skipped {
+            ", not -32021 nor a question: the rule was not exercised".to_owned()
+        } else {
+            String::new()
+        };
         Ok((
             status,
-            format!("sent the retry without its answer, declaring no capabilities; got {got}"),
+            format!(
+                "sent the retry without its answer, declaring no capabilities; got {got}{tail}"
+            ),
             Some(msg),
             Some(ex.body),
         ))

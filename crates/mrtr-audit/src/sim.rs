@@ -237,6 +237,67 @@ mod tests {
         );
     }
 
+    /// The lab's replica, but a retry declaring no capabilities completes without a question.
+    struct Completes(SimWire);
+
+    impl Wire for Completes {
+        fn send(&mut self, msg: &Value, who: Who) -> Result<Exchange, String> {
+            let caps = msg.pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities");
+            if caps == Some(&json!({})) {
+                let id = msg["id"].clone();
+                return Ok(Exchange {
+                    status: Some(200),
+                    body: json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete", "content": []}}),
+                });
+            }
+            self.0.send(msg, who)
+        }
+        fn race(&mut self, msgs: &[Value], who: Who) -> Option<Result<Vec<Exchange>, String>> {
+            self.0.race(msgs, who)
+        }
+        fn wait_ms(&mut self, ms: u64) {
+            self.0.wait_ms(ms)
+        }
+        fn ms_into_second(&self) -> u64 {
+            self.0.ms_into_second()
+        }
+        fn oversize_body(&mut self, bytes: usize) -> Option<Result<Exchange, String>> {
+            self.0.oversize_body(bytes)
+        }
+        fn callers(&self) -> crate::Callers {
+            self.0.callers()
+        }
+        fn restart(&mut self) -> Option<Result<(), String>> {
+            self.0.restart()
+        }
+    }
+
+    #[test]
+    fn capability_gating_passes_only_when_the_rule_was_exercised() {
+        let mut wire = Completes(SimWire::new(all_on(), false, 7));
+        let r = audit(&mut wire, &Options::default(), &mut |_| {}).unwrap();
+        let row = r
+            .rows
+            .iter()
+            .find(|r| r.row.id == "capability-gating")
+            .unwrap();
+        assert_eq!(row.status, Status::Skipped, "{}", row.evidence);
+        assert!(
+            row.evidence.ends_with("the rule was not exercised"),
+            "{}",
+            row.evidence
+        );
+        // The lab's own server says -32021: exercised, and passed.
+        let r = run(all_on(), false);
+        let row = r
+            .rows
+            .iter()
+            .find(|r| r.row.id == "capability-gating")
+            .unwrap();
+        assert_eq!(row.status, Status::Pass, "{}", row.evidence);
+        assert!(row.evidence.contains("-32021"), "{}", row.evidence);
+    }
+
     #[test]
     fn the_report_is_the_documented_json() {
         let r = run(all_on(), false);
