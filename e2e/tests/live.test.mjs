@@ -253,7 +253,10 @@ test('live: the audit in the page against mrtr-server passes every row the termi
   const terminal = terminalAudit(url, ['--token', 'alice-token', '--other-token', 'bob-token', '--tool', 'deploy',
     '--args', '{"env":"staging"}', '--expect-single-use', '--ttl-wait', '3']);
   assert.deepEqual(fromFile, terminal);
-  assert.equal(Object.values(fromFile).filter((s) => s !== 'pass').length, 0, JSON.stringify(fromFile));
+  // Every row passes but memory-loss, which needs the server restarted: neither the page nor a
+  // terminal without --restart can, and both say so.
+  assert.deepEqual(Object.keys(fromFile).filter((id) => fromFile[id] !== 'pass'), ['memory-loss'], JSON.stringify(fromFile));
+  assert.equal(fromFile['memory-loss'], 'skipped');
   assert.ok(!page.url().includes('alice-token') && !page.url().includes('bob-token'));
   assert.deepEqual(auditNoise(problems, [url]), []);
   await context.close();
@@ -270,8 +273,9 @@ test('live: against --unsafe-skip-check signature, the page fails exactly the ro
     '--args', '{"env":"staging"}', '--expect-single-use']);
   assert.deepEqual(card, terminal);
   const failed = Object.keys(card).filter((id) => card[id] === 'fail').sort();
-  // Exactly the rows the signature check guards (each row names its guard in the report).
-  assert.deepEqual(failed, report.rows.filter((r) => r.guard === 'signature').map((r) => r.id).sort());
+  // Exactly the rows the signature check guards (each row names its guard in the report), and
+  // unused-bits: a server that never reads the signature takes any spelling of it.
+  assert.deepEqual(failed, report.rows.filter((r) => r.guard === 'signature' || r.id === 'unused-bits').map((r) => r.id).sort());
   assert.ok(failed.includes('field-edit'), failed.join(' '));
   assert.equal(report.verdict.ok, false);
   // The verdict says so, and each failing row links to the widget that teaches it.
@@ -339,7 +343,7 @@ async function oddServer(origin) {
         case '/html': return send(200, 'text/html', '<!doctype html><title>A blog</title><p>Hello');
         case '/legacy': return send(400, 'application/json', JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: No valid session ID provided' } }));
         case '/never-asks': return send(200, 'application/json', rpc(id, { content: [{ type: 'text', text: 'done at once' }] }));
-        case '/big-ticket': return send(200, 'application/json', rpc(id, { resultType: 'input_required', requestState: 'v1.' + 'A'.repeat(70000),
+        case '/big-ticket': return send(200, 'application/json', rpc(id, { resultType: 'input_required', requestState: 'v1.' + 'A'.repeat(1 << 20),
           inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } } }));
         case '/slow': return; // never answers
         // Its headers at once, then half a body and nothing more.
@@ -370,7 +374,7 @@ test('live: each way a server can fail gets its own sentence, and the form is ke
   assert.match(await said('/html'), /HTTP 200, but the body is not JSON .*is .*\/html the MCP endpoint/);
   assert.match(await said('/legacy'), /speaks only MCP 2025-11-25 .*Upgrade its SDK/);
   assert.match(await said('/never-asks'), /answered at once, without asking for input: this tool never sends input_required.*It said: done at once/);
-  assert.match(await said('/big-ticket'), /ticket is 70003 bytes, over the \d+-byte limit/);
+  assert.match(await said('/big-ticket'), /ticket is 1048579 bytes, over the 1 MiB a retry's body can carry/);
   assert.match(await said('/slow'), /No answer within 10 s, so the request was abandoned/);
   assert.match(await said('/stalls-body'), /No answer within 10 s, so the request was abandoned/);
   assert.ok(!page.url().includes('carol-token'));
