@@ -37,15 +37,17 @@ test-wasm: setup
 test-e2e: dist
 	cd e2e && npm test
 
-## Fault tests of two real replicas behind nginx with a Redis memory of redemptions (loopback only).
+## Fault tests of two real replicas behind nginx with a Redis or etcd memory of redemptions (loopback only).
 test-cluster: setup
 	cargo test -p mrtr-native --test cluster -- --ignored --test-threads=1
 
-## Starts Redis, two replicas and nginx on loopback (http://127.0.0.1:8380/mcp); stop with `make cluster-stop`.
-## CORS_ORIGIN="ORIGIN …": web pages that may call it (each replica's --cors-origin).
+## Starts the memory of redemptions, two replicas and nginx on loopback (http://127.0.0.1:8380/mcp);
+## stop with `make cluster-stop`. STORE=redis (one Redis, the default) or STORE=etcd (three etcd
+## members). CORS_ORIGIN="ORIGIN …": web pages that may call it (each replica's --cors-origin).
+STORE ?= redis
 cluster: setup
 	cargo build -q --profile speed -p mrtr-native --bin mrtr-server --bin mrtr-client
-	MRTR_CLUSTER_CORS_ORIGIN="$(CORS_ORIGIN)" scripts/cluster.sh start
+	MRTR_CLUSTER_STORE="$(STORE)" MRTR_CLUSTER_CORS_ORIGIN="$(CORS_ORIGIN)" scripts/cluster.sh start
 
 cluster-stop:
 	scripts/cluster.sh stop

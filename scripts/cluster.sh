@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Two real replicas behind a real load balancer, on loopback only:
-#   Redis (the shared memory of redeemed tickets), two mrtr-server --http replicas sharing a
-#   key and that memory, and nginx round-robin in front of them at /mcp.
+#   the shared memory of redeemed tickets (one Redis, or three etcd members: STORE), two
+#   mrtr-server --http replicas sharing a key and that memory, and nginx round-robin in front
+#   of them at /mcp.
 #
 #   scripts/cluster.sh start            start everything (installs nginx and redis-server if missing)
 #   scripts/cluster.sh stop             stop everything this script started, by PID
 #   scripts/cluster.sh status           what is running
-#   scripts/cluster.sh install          install Debian's nginx and redis-server if missing
-#   scripts/cluster.sh start-one NAME   NAME: redis | replica-a | replica-b | nginx
+#   scripts/cluster.sh install          install Debian's nginx, redis-server and etcd if missing
+#   scripts/cluster.sh start-one NAME   NAME: redis | etcd (all three members) | etcd-1 | etcd-2
+#                                       | etcd-3 | replica-a | replica-b | nginx
 #   scripts/cluster.sh stop-one NAME
 #
-# Settings (environment): MRTR_CLUSTER_DIR (target/cluster), MRTR_CLUSTER_PORT (8380: nginx;
-# the replicas take +1 and +2, Redis +3), MRTR_CLUSTER_BIN (target/speed: the native speed profile),
+# Settings (environment): MRTR_CLUSTER_STORE (redis: one Redis; etcd: three etcd members, a
+# write kept once two have it), MRTR_CLUSTER_DIR (target/cluster), MRTR_CLUSTER_PORT (8380: nginx;
+# the replicas take +1 and +2, Redis +3; etcd's members +3, +4, +5 for clients and +6, +7, +8
+# between members), MRTR_CLUSTER_BIN (target/speed: the native speed profile),
 # MRTR_CLUSTER_QUIET=1 (no per-request log lines, for make bench), MRTR_CLUSTER_CORS_ORIGIN
 # (origins a web page may call the cluster from, separated by spaces: each replica gets
 # --cors-origin for each; make cluster CORS_ORIGIN=... sets it). Each replica's
@@ -24,14 +28,34 @@ ROOT=$PWD
 DIR=${MRTR_CLUSTER_DIR:-$ROOT/target/cluster}
 PORT=${MRTR_CLUSTER_PORT:-8380}
 BIN=${MRTR_CLUSTER_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/speed}
+STORE=${MRTR_CLUSTER_STORE:-redis}
 A_PORT=$((PORT + 1)); B_PORT=$((PORT + 2)); REDIS_PORT=$((PORT + 3))
 say() { printf '[cluster] %s\n' "$*"; }
+case $STORE in redis|etcd) ;; *) echo "MRTR_CLUSTER_STORE (STORE) is redis or etcd, not $STORE" >&2; exit 2 ;; esac
+# etcd member N (1-3): clients on PORT+2+N, the other members on PORT+5+N.
+etcd_client_port() { echo $((PORT + 2 + $1)); }
+etcd_peer_port() { echo $((PORT + 5 + $1)); }
+ETCD_MEMBERS=""; ETCD_ENDPOINTS=""
+for n in 1 2 3; do
+  ETCD_MEMBERS+="${ETCD_MEMBERS:+,}etcd-$n=http://127.0.0.1:$(etcd_peer_port $n)"
+  ETCD_ENDPOINTS+="${ETCD_ENDPOINTS:+,}127.0.0.1:$(etcd_client_port $n)"
+done
+STORE_PARTS=redis; [ "$STORE" = etcd ] && STORE_PARTS="etcd-1 etcd-2 etcd-3"
 
 port_of() {
   case $1 in
     redis) echo "$REDIS_PORT" ;; replica-a) echo "$A_PORT" ;; replica-b) echo "$B_PORT" ;; nginx) echo "$PORT" ;;
-    *) echo "unknown part: $1 (redis, replica-a, replica-b or nginx)" >&2; exit 2 ;;
+    etcd-1|etcd-2|etcd-3) etcd_client_port "${1#etcd-}" ;;
+    *) echo "unknown part: $1 (redis, etcd-1, etcd-2, etcd-3, replica-a, replica-b or nginx)" >&2; exit 2 ;;
   esac
+}
+
+etcd_healthy() { # etcd_healthy: a majority answers a linearized read, within 20 s
+  for _ in $(seq 80); do
+    ETCDCTL_API=3 etcdctl --endpoints="$ETCD_ENDPOINTS" --command-timeout=1s get --consistency=l probe >/dev/null 2>&1 && return 0
+    sleep 0.25
+  done
+  return 1
 }
 
 alive() { # alive PID: running, and not a zombie waiting to be reaped by whoever adopted it
@@ -49,11 +73,14 @@ wait_port() { # wait_port PORT: up to 10 s
 }
 
 install_missing() {
-  command -v nginx >/dev/null && command -v redis-server >/dev/null && return 0
-  say "installing Debian's nginx and redis-server (they are not started as services)"
+  command -v nginx >/dev/null && command -v redis-server >/dev/null && command -v etcd >/dev/null \
+    && command -v etcdctl >/dev/null && return 0
+  say "installing Debian's nginx, redis-server and etcd (they are not started as services)"
   if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx redis-server >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx redis-server etcd-server etcd-client >/dev/null
+  # Debian starts etcd as a service on 2379: this script runs its own members instead.
+  if command -v systemctl >/dev/null; then $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true; fi
 }
 
 write_nginx_conf() {
@@ -103,7 +130,13 @@ EOF
 }
 
 start_one() {
-  local name=$1 port; port=$(port_of "$name")
+  local name=$1 port
+  if [ "$name" = etcd ]; then # all three members at once: none serves until a majority is up
+    for n in 1 2 3; do launch_etcd "$n"; done
+    etcd_healthy || { say "etcd did not reach a majority within 20 s; its logs:"; tail -n 5 "$DIR"/etcd-*.log; exit 1; }
+    return 0
+  fi
+  port=$(port_of "$name")
   if running "$name"; then say "$name is already running (PID $(cat "$DIR/$name.pid"))"; return 0; fi
   mkdir -p "$DIR"
   case $name in
@@ -117,6 +150,11 @@ start_one() {
         --appendonly yes --appendfsync always --maxmemory-policy noeviction \
         --protected-mode yes --logfile "$DIR/redis.log" </dev/null >/dev/null 2>&1 &
       ;;
+    etcd-1|etcd-2|etcd-3)
+      launch_etcd "${name#etcd-}"
+      wait_port "$port" || { say "$name did not start; its log:"; tail -n 20 "$DIR/$name.log"; exit 1; }
+      return 0
+      ;;
     replica-a|replica-b)
       local keys=$DIR/$name.keys
       if [ ! -s "$keys" ]; then
@@ -126,12 +164,14 @@ start_one() {
       local log=--log-checks; [ "${MRTR_CLUSTER_QUIET:-}" = 1 ] && log=
       # A test may route one replica's Redis traffic elsewhere (a fault proxy): $name.redemption.
       local redemption="redis://127.0.0.1:$REDIS_PORT/0"
+      [ "$STORE" = etcd ] && redemption="etcd://$ETCD_ENDPOINTS"
+      local unsafe=(); [ -f "$DIR/unguarded" ] && unsafe=(--unsafe-unguarded-store)
       [ -s "$DIR/$name.redemption" ] && redemption=$(cat "$DIR/$name.redemption")
       local cors=() origins origin
       read -ra origins <<<"${MRTR_CLUSTER_CORS_ORIGIN:-}" # split on spaces, never globbed
       for origin in ${origins[@]+"${origins[@]}"}; do cors+=(--cors-origin "$origin"); done
       MRTR_KEYS=$(cat "$keys") setsid "$BIN/mrtr-server" --http "127.0.0.1:$port" --single-use \
-        --redemption "$redemption" --name "$name" $log ${cors[@]+"${cors[@]}"} \
+        --redemption "$redemption" --name "$name" $log ${cors[@]+"${cors[@]}"} ${unsafe[@]+"${unsafe[@]}"} \
         </dev/null >>"$DIR/$name.log" 2>&1 &
       ;;
     nginx)
@@ -150,8 +190,28 @@ start_one() {
   if [ "$name" = redis ]; then sleep 1; fi
 }
 
+launch_etcd() { # launch_etcd N: member N in the background (already running: nothing)
+  local n=$1 name=etcd-$1
+  if running "$name"; then return 0; fi
+  mkdir -p "$DIR"
+  local state=new; [ -d "$DIR/$name.data/member" ] && state=existing
+  # Every write is on a majority's disk before it is answered (etcd's default); old
+  # revisions are compacted away, so the expired redemptions' history does not grow forever.
+  setsid etcd --name "$name" --data-dir "$DIR/$name.data" \
+    --listen-client-urls "http://127.0.0.1:$(etcd_client_port "$n")" \
+    --advertise-client-urls "http://127.0.0.1:$(etcd_client_port "$n")" \
+    --listen-peer-urls "http://127.0.0.1:$(etcd_peer_port "$n")" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$(etcd_peer_port "$n")" \
+    --initial-cluster "$ETCD_MEMBERS" --initial-cluster-state "$state" \
+    --initial-cluster-token "mrtr-$PORT" --enable-v2=false \
+    --auto-compaction-mode periodic --auto-compaction-retention 5m \
+    </dev/null >>"$DIR/$name.log" 2>&1 &
+  echo $! > "$DIR/$name.pid"
+}
+
 stop_one() {
   local name=$1 f=$DIR/$1.pid pid
+  if [ "$name" = etcd ]; then for n in 1 2 3; do stop_one "etcd-$n"; done; return 0; fi
   port_of "$name" >/dev/null
   [ -f "$f" ] || return 0
   pid=$(cat "$f")
@@ -167,13 +227,16 @@ case ${1:-} in
   start)
     install_missing
     [ -x "$BIN/mrtr-server" ] || cargo build -q --profile speed -p mrtr-native --bin mrtr-server
-    for part in redis replica-a replica-b nginx; do start_one "$part"; done
+    if [ "$STORE" = etcd ]; then start_one etcd; else start_one redis; fi
+    for part in replica-a replica-b nginx; do start_one "$part"; done
+    if [ "$STORE" = etcd ]; then STORE_LINE="(three etcd members)  etcd://$ETCD_ENDPOINTS"
+    else STORE_LINE="(one Redis)           redis://127.0.0.1:$REDIS_PORT/0"; fi
     cat <<EOF
 [cluster] running, on loopback only:
   load balancer (nginx, round robin)  http://127.0.0.1:$PORT/mcp
   replica-a                           http://127.0.0.1:$A_PORT/mcp
   replica-b                           http://127.0.0.1:$B_PORT/mcp
-  redemptions (Redis)                 redis://127.0.0.1:$REDIS_PORT/0
+  redemptions $STORE_LINE
   pages that may call it (CORS)       ${MRTR_CLUSTER_CORS_ORIGIN:-none (make cluster CORS_ORIGIN=ORIGIN)}
 
   A round trip that crosses replicas:  $BIN/mrtr-client --token bob-token http://127.0.0.1:$PORT/mcp
@@ -183,16 +246,16 @@ case ${1:-} in
 EOF
     ;;
   stop)
-    for part in nginx replica-a replica-b redis; do stop_one "$part"; done
+    for part in nginx replica-a replica-b redis etcd-1 etcd-2 etcd-3; do stop_one "$part"; done
     say "stopped"
     ;;
   install) install_missing ;;
   status)
-    for part in redis replica-a replica-b nginx; do
+    for part in $STORE_PARTS replica-a replica-b nginx; do
       if running "$part"; then say "$part: running (PID $(cat "$DIR/$part.pid"), port $(port_of "$part"))"; else say "$part: stopped"; fi
     done
     ;;
   start-one) start_one "${2:?which part}" ;;
   stop-one) stop_one "${2:?which part}" ;;
-  *) sed -n '2,20p' "$0"; exit 2 ;;
+  *) sed -n '2,24p' "$0"; exit 2 ;;
 esac

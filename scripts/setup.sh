@@ -4,7 +4,8 @@
 #   wasm32 target · Trunk 0.21.14 · wasm-bindgen-cli = Cargo.lock's wasm-bindgen
 #   wasm-opt from npm binaryen@132 (Debian's binaryen 108 breaks the page) into tools/
 #   Debian chromium + chromium-driver · Playwright (playwright-core, no browser download) in e2e/
-#   Debian nginx + redis-server (the two-replica cluster; installed, never started as services)
+#   Debian protobuf-compiler (protoc: the etcd client's build generates its gRPC code)
+#   Debian nginx + redis-server + etcd (the two-replica cluster; installed, never started as services)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -16,6 +17,13 @@ say() { printf '[setup] %s\n' "$*"; }
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
+fi
+
+if ! command -v protoc >/dev/null; then
+  say "installing Debian's protobuf-compiler (the etcd client crate generates its gRPC code with protoc)"
+  if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq protobuf-compiler >/dev/null
 fi
 
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then

@@ -701,6 +701,8 @@ mod tests {
             redemption: None,
             name: "test".into(),
             skip_checks: Vec::new(),
+            single_use_capacity: mrtr_core::redemption::MemoryStore::DEFAULT_CAPACITY,
+            unguarded_store: false,
         }
         .build()
         .unwrap();

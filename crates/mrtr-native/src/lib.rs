@@ -5,6 +5,7 @@ pub mod audit_wire;
 pub mod cors;
 /// The header rules both ends share, from the core (the page uses them too).
 pub use mrtr_core::headers;
+pub mod etcd_store;
 pub mod http_front;
 pub mod lines;
 pub mod os;
@@ -15,6 +16,7 @@ pub mod transport;
 use mrtr_core::checks::{Check, CheckPolicy};
 use mrtr_core::redemption::MemoryStore;
 
+use crate::etcd_store::EtcdStore;
 use crate::redis_store::RedisStore;
 use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
 use mrtr_core::{Server, ServerConfig, TraceEvent};
@@ -42,6 +44,12 @@ pub struct ServerOptions {
     pub name: String,
     /// Checks turned off on purpose (`--unsafe-skip-check`): a teaching server, never a real one.
     pub skip_checks: Vec<Check>,
+    /// How many unexpired redemptions this process's own memory holds at most
+    /// (`--single-use-capacity`); past it, redemptions are refused as "memory full".
+    pub single_use_capacity: usize,
+    /// UNSAFE, for the cluster checker's self-test only: an etcd store that claims without
+    /// the transaction's guard (`--unsafe-unguarded-store`).
+    pub unguarded_store: bool,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -71,6 +79,8 @@ impl std::fmt::Debug for ServerOptions {
             .field("redemption", &redemption)
             .field("name", &self.name)
             .field("skip_checks", &self.skip_checks)
+            .field("single_use_capacity", &self.single_use_capacity)
+            .field("unguarded_store", &self.unguarded_store)
             .finish()
     }
 }
@@ -117,11 +127,20 @@ impl ServerOptions {
             (None, _) => {
                 use mrtr_core::Clock;
                 let now_ms = crate::os::SystemClock.now_ms();
-                let began = MemoryStore::default().beginning_at(now_ms / 1000);
+                let began = MemoryStore::new(self.single_use_capacity).beginning_at(now_ms / 1000);
                 if self.single_use {
                     std::thread::sleep(std::time::Duration::from_millis(1000 - now_ms % 1000));
                 }
                 Ok(server.with_store(Box::new(began)))
+            }
+            (Some(url), true) if url.starts_with("etcd://") => {
+                let store = EtcdStore::open(
+                    url,
+                    etcd_store::DEFAULT_TIMEOUT,
+                    &self.name,
+                    self.unguarded_store,
+                )?;
+                Ok(server.with_store(Box::new(store)))
             }
             (Some(url), true) => {
                 let store = RedisStore::open(url, redis_store::DEFAULT_TIMEOUT, &self.name)?;
@@ -306,6 +325,8 @@ mod tests {
             redemption: None,
             name: "t".into(),
             skip_checks: Vec::new(),
+            single_use_capacity: MemoryStore::DEFAULT_CAPACITY,
+            unguarded_store: false,
         };
         assert!(opts.build().is_err(), "a library caller is held to it too");
     }
@@ -321,6 +342,8 @@ mod tests {
             redemption: Some("redis://admin:hunter2@127.0.0.1:6379/0".into()),
             name: "t".into(),
             skip_checks: Vec::new(),
+            single_use_capacity: MemoryStore::DEFAULT_CAPACITY,
+            unguarded_store: false,
         };
         let shown = format!("{opts:?}");
         for secret in ["0123456789abcdef", "48, 49, 50", "hunter2", "admin"] {
@@ -392,6 +415,8 @@ mod tests {
             redemption: None,
             name: "t".into(),
             skip_checks: Vec::new(),
+            single_use_capacity: MemoryStore::DEFAULT_CAPACITY,
+            unguarded_store: false,
         };
         assert!(opts.build().unwrap_err().contains("k1"));
         let opts = ServerOptions {

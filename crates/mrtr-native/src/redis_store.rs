@@ -120,7 +120,7 @@ impl RedisStore {
     pub fn open(url: &str, timeout: Duration, name: &str) -> Result<RedisStore, String> {
         if !url.starts_with("redis://") {
             return Err(format!(
-                "--redemption takes redis://HOST:PORT[/DB], not {url:?}"
+                "--redemption takes redis://HOST:PORT[/DB] or etcd://HOST:PORT[,HOST:PORT…], not {url:?}"
             ));
         }
         let client = redis::Client::open(url).map_err(|e| format!("--redemption {url:?}: {e}"))?;

@@ -45,9 +45,21 @@ struct Args {
     #[arg(long)]
     single_use: bool,
     /// Where single use remembers redemptions, shared by every replica that names it:
-    /// redis://HOST:PORT[/DB]. When it does not answer, redemptions are refused.
+    /// redis://HOST:PORT[/DB] (one Redis), or etcd://HOST:PORT[,HOST:PORT…] (an etcd
+    /// cluster: a write is kept once a majority of its members has it, so one member may
+    /// die). When it does not answer, redemptions are refused.
     #[arg(long, value_name = "URL", requires = "single_use")]
     redemption: Option<String>,
+    /// How many unexpired redemptions this process's own memory holds (without
+    /// --redemption). Each is kept until its ticket expires; when it is full, redemptions
+    /// are refused ("memory full"), never forgotten. The default holds the default
+    /// lifetime's worth at about 8 000 redemptions a second.
+    #[arg(long, value_name = "N", default_value_t = mrtr_core::redemption::MemoryStore::DEFAULT_CAPACITY, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000_000), conflicts_with = "redemption")]
+    single_use_capacity: usize,
+    /// UNSAFE, for the cluster checker's self-test only: an etcd store that records a
+    /// redemption without the transaction's guard, so a ticket can be spent twice.
+    #[arg(long, hide = true, requires = "redemption")]
+    unsafe_unguarded_store: bool,
     /// hmac: signed, readable tickets; aead: sealed, unreadable tickets.
     #[arg(long, default_value = "hmac", value_parser = ["hmac", "aead"])]
     seal: String,
@@ -142,7 +154,12 @@ fn run(args: Args) -> Result<(), String> {
         redemption: args.redemption.clone(),
         name: args.name.clone(),
         skip_checks,
+        single_use_capacity: args.single_use_capacity,
+        unguarded_store: args.unsafe_unguarded_store,
     };
+    if opts.unguarded_store {
+        eprintln!("mrtr-server: WARNING: --unsafe-unguarded-store: redemptions are recorded without the store's guard, so a ticket can be spent twice. For the cluster checker's self-test only.");
+    }
     let server = opts.build()?;
     if let Some(url) = &opts.redemption {
         eprintln!("mrtr-server: {} remembers redemptions in {url}", args.name);
