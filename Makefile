@@ -39,7 +39,7 @@ test-e2e: dist
 
 ## Fault tests of two real replicas behind nginx with a Redis or etcd memory of redemptions (loopback only).
 test-cluster: setup
-	cargo test -p mrtr-native --test cluster -- --ignored --test-threads=1
+	cargo test -p mrtr-native --test cluster --test faults -- --ignored --test-threads=1 --nocapture
 
 ## Starts the memory of redemptions, two replicas and nginx on loopback (http://127.0.0.1:8380/mcp);
 ## stop with `make cluster-stop`. STORE=redis (one Redis, the default) or STORE=etcd (three etcd

@@ -62,10 +62,21 @@ pub trait RedemptionStore {
 /// expired ticket is refused by the expiry check anyway).
 #[derive(Debug)]
 pub struct MemoryStore {
-    redeemed: Mutex<BTreeMap<Tid, u64>>,
+    redeemed: Mutex<Redeemed>,
     capacity: usize,
     /// When this memory began (seconds): tickets minted earlier are refused.
     began_s: u64,
+}
+
+/// The ids a [`MemoryStore`] holds, each with its ticket's expiry, and when a full store
+/// may next have an id to drop: until then a redemption into a full store is refused at
+/// once, without looking through every id (which a full store of a million would do on
+/// every request).
+#[derive(Debug, Default)]
+struct Redeemed {
+    ids: BTreeMap<Tid, u64>,
+    /// The earliest expiry among `ids` when they were last swept (0: not swept since full).
+    next_sweep_s: u64,
 }
 
 /// A ticket id as the store keeps it: inline when it is short (the server's are 16
@@ -106,7 +117,7 @@ impl MemoryStore {
     /// [`Redemption::Full`].
     pub fn new(capacity: usize) -> MemoryStore {
         MemoryStore {
-            redeemed: Mutex::new(BTreeMap::new()),
+            redeemed: Mutex::new(Redeemed::default()),
             capacity: capacity.max(1),
             began_s: 0,
         }
@@ -142,22 +153,27 @@ impl RedemptionStore for MemoryStore {
             return Redemption::Unavailable;
         };
         let tid = Tid::of(ticket_id);
-        if redeemed.contains_key(&tid) {
+        if redeemed.ids.contains_key(&tid) {
             return Redemption::Repeat;
         }
-        if redeemed.len() >= self.capacity {
-            redeemed.retain(|_, exp| *exp > now_s);
-            if redeemed.len() >= self.capacity {
+        if redeemed.ids.len() >= self.capacity {
+            // Nothing has expired since the last sweep: still full, no need to look.
+            if now_s < redeemed.next_sweep_s {
+                return Redemption::Full;
+            }
+            redeemed.ids.retain(|_, exp| *exp > now_s);
+            if redeemed.ids.len() >= self.capacity {
+                redeemed.next_sweep_s = redeemed.ids.values().copied().min().unwrap_or(0);
                 return Redemption::Full;
             }
         }
-        redeemed.insert(tid, expires_s);
+        redeemed.ids.insert(tid, expires_s);
         Redemption::First
     }
 
     fn lookup(&self, ticket_id: &str, _now_s: u64) -> Lookup {
         match self.redeemed.lock() {
-            Ok(r) if r.contains_key(&Tid::of(ticket_id)) => Lookup::Redeemed,
+            Ok(r) if r.ids.contains_key(&Tid::of(ticket_id)) => Lookup::Redeemed,
             Ok(_) => Lookup::NotRedeemed,
             Err(_) => Lookup::Unavailable,
         }
@@ -166,13 +182,13 @@ impl RedemptionStore for MemoryStore {
     fn settle(&self, ticket_id: &str, done: bool) {
         if !done {
             if let Ok(mut r) = self.redeemed.lock() {
-                r.remove(&Tid::of(ticket_id));
+                r.ids.remove(&Tid::of(ticket_id));
             }
         }
     }
 
     fn len(&self) -> usize {
-        self.redeemed.lock().map(|r| r.len()).unwrap_or(0)
+        self.redeemed.lock().map(|r| r.ids.len()).unwrap_or(0)
     }
 }
 
@@ -254,6 +270,26 @@ mod tests {
         assert_eq!(s.redeem("c", 0, 300, 50), Redemption::Full);
         assert_eq!(s.redeem("c", 0, 300, 100), Redemption::First); // "a" expired at 100
         assert_eq!(s.len(), 2);
+    }
+
+    #[test]
+    fn a_full_store_waits_for_its_earliest_expiry_and_no_longer() {
+        let s = MemoryStore::new(3);
+        for (id, exp) in [("a", 150), ("b", 100), ("c", 200)] {
+            assert_eq!(s.redeem(id, 0, exp, 0), Redemption::First);
+        }
+        // Full, and nothing expires before 100: refused, each time, until then.
+        for now in [10, 50, 99] {
+            assert_eq!(s.redeem("d", 0, 300, now), Redemption::Full, "at {now}");
+        }
+        // A claim given back makes room at once, whatever the sweep said.
+        s.settle("a", false);
+        assert_eq!(s.redeem("d", 0, 300, 99), Redemption::First);
+        assert_eq!(s.redeem("e", 0, 300, 99), Redemption::Full);
+        // At 100 "b" has expired: room again.
+        assert_eq!(s.redeem("e", 0, 300, 100), Redemption::First);
+        assert_eq!(s.lookup("b", 100), Lookup::NotRedeemed);
+        assert_eq!(s.len(), 3);
     }
 
     #[test]

@@ -789,7 +789,10 @@ fn record_refusal(
 /// the same retry may succeed later.
 fn refusal_error(refusal: &Refusal) -> RpcError {
     match refusal {
-        Refusal::StoreFull | Refusal::StoreUnavailable => RpcError::internal(
+        Refusal::StoreFull => RpcError::internal(
+            "The server's memory of redemptions is full; nothing was done. Send the same retry again later.",
+        ),
+        Refusal::StoreUnavailable => RpcError::internal(
             "The server cannot record redemptions right now; nothing was done. Send the same retry again later.",
         ),
         _ => RpcError::invalid_request_state(),

@@ -198,6 +198,34 @@ fn a_store_that_does_not_answer_refuses_rather_than_accepts() {
 }
 
 #[test]
+fn a_full_memory_says_it_is_full_and_spends_nothing() {
+    use mrtr_core::redemption::MemoryStore;
+    let mut s = single_use().with_store(Box::new(MemoryStore::new(1)));
+    let t1 = ticket_of(&bob(&mut s, 0, &deploy(1, None, false)));
+    let t2 = ticket_of(&bob(&mut s, 10, &deploy(2, None, false)));
+    assert!(bob(&mut s, 11, &deploy(3, Some(&t1), true))
+        .result()
+        .is_some());
+    let r = bob(&mut s, 12, &deploy(4, Some(&t2), true));
+    let e = r.error().unwrap();
+    assert_eq!(e.code, mrtr_core::error::INTERNAL_ERROR);
+    assert!(
+        e.message.contains("memory of redemptions is full")
+            && e.message.contains("nothing was done"),
+        "{e}"
+    );
+    // Still full while t1's id lives (it expires at 120 s); then there is room, and the
+    // same retry goes through: nothing was spent.
+    assert!(bob(&mut s, 119, &deploy(5, Some(&t2), true))
+        .error()
+        .is_some());
+    assert_eq!(
+        text(&bob(&mut s, 121, &deploy(6, Some(&t2), true))),
+        "deployed to staging, release 2026.11.30-2"
+    );
+}
+
+#[test]
 fn a_handler_that_finishes_without_the_answer_spends_the_ticket_once() {
     // The multiple-inputs fixture asks for what the client declared: three kinds at first.
     // A retry that declares only elicitation and answers only that finishes the work while

@@ -21,12 +21,15 @@
 //! the clock-skew allowance (as the Redis store's retention does). Of any number of racing
 //! replicas exactly one transaction succeeds.
 //!
-//! A claim whose reply is lost (sent, no answer in time) may still commit later: etcd may
-//! have it in flight. So releasing it must also stop it landing: a release writes a void
-//! mark in the key (if the key is missing, or holds this claim's token), and a claim
-//! needs the key never created, so a late claim fails. A void key is free: the next claim
-//! takes it by comparing its revision. So no honest retry is lost to a lost reply, and
-//! nothing is spent twice.
+//! A claim whose reply is lost (sent, no answer in time) may have landed, or may still
+//! land later: etcd may have it in flight. So the replica settles it before it answers,
+//! trying for up to ten seconds (past an election, or a member that stalls): if the key
+//! holds this claim's token, the claim landed and the work goes ahead; if the key is
+//! missing, it writes a void mark there, and since a claim needs a key never created, a
+//! late claim fails. A void key is free: the next claim takes it by comparing its revision.
+//! A handler that asks again or fails gives its claim back the same way. So a lost reply
+//! loses no honest retry and spends nothing twice, unless etcd stays unreachable for the
+//! whole ten seconds: then that ticket is refused until its lease ends, and the log says so.
 //!
 //! When the memory began: `mrtr:memory-began` holds the second (zero-padded, so etcd's
 //! byte-wise comparison is numeric) a replica first found it missing; a ticket minted in
@@ -53,9 +56,11 @@ const KEY_PREFIX: &str = "mrtr:redeemed:";
 const BEGAN_KEY: &str = "mrtr:memory-began";
 /// What a released key holds: free for the next claim, closed to a claim still in flight.
 const VOID: &str = "void";
-/// How many times a release is tried (each bounded by the timeout) before it gives up and
-/// says so in the log: long enough to outlast an election.
-const RELEASE_TRIES: u32 = 4;
+/// How long settling a half-known claim keeps trying (see [`EtcdStore::settle_claim`])
+/// before it gives up and says so: long enough to outlast an election and a member that
+/// stalls for a few seconds. The request waits meanwhile.
+const RESOLVE_FOR: Duration = Duration::from_secs(10);
+const RESOLVE_PAUSE: Duration = Duration::from_millis(200);
 /// Leases are shared: one lease serves every claim whose retention ends within this many
 /// seconds before the lease does (so a claim is one transaction, not a grant and a put).
 const LEASE_SLACK_S: u64 = 30;
@@ -310,20 +315,27 @@ impl EtcdStore {
         Ok(Redemption::Repeat)
     }
 
-    /// Voids `key` if it is missing or holds `owner`: a claim of ours, landed or still in
-    /// flight, can no longer spend the flow. True when etcd answered.
-    fn release(&self, key: &str, owner: &str, lease: i64, why: &str) -> bool {
+    /// Settles a claim of ours that must not stay half-known, trying until etcd answers
+    /// or [`RESOLVE_FOR`] has passed. `Undo` (the handler did not finish): void the key if it
+    /// holds `owner`. `Resolve` (the claim's reply was lost): if the claim landed, it is
+    /// ours (`Some(true)`: do the work); if it did not, void the missing key so it cannot
+    /// land later (`Some(false)`). Another claim's key is left alone (`Some(false)`).
+    /// `None`: etcd did not answer in time (logged; the ticket is refused until its lease
+    /// ends).
+    fn settle_claim(&self, key: &str, owner: &str, lease: i64, how: Settle) -> Option<bool> {
         let void = || TxnOp::put(key, VOID, Some(PutOptions::new().with_lease(lease)));
-        for _ in 0..RELEASE_TRIES {
+        let deadline = std::time::Instant::now() + RESOLVE_FOR;
+        while std::time::Instant::now() < deadline {
             let txn = Txn::new()
                 .when([Compare::create_revision(key, CompareOp::Equal, 0)])
                 .and_then([void()])
                 .or_else([TxnOp::get(key, None)]);
             let Ok((voided, answers)) = self.txn(txn) else {
+                std::thread::sleep(RESOLVE_PAUSE);
                 continue;
             };
             if voided {
-                return true;
+                return Some(false);
             }
             let kv = match answers.first() {
                 Some(TxnOpResponse::Get(g)) => g.kvs().first().cloned(),
@@ -331,6 +343,9 @@ impl EtcdStore {
             };
             match kv {
                 Some(kv) if kv.value() == owner.as_bytes() => {
+                    if how == Settle::Resolve {
+                        return Some(true);
+                    }
                     let take = Txn::new()
                         .when([Compare::mod_revision(
                             key,
@@ -339,19 +354,40 @@ impl EtcdStore {
                         )])
                         .and_then([void()]);
                     if let Ok((true, _)) = self.txn(take) {
-                        return true;
+                        return Some(false);
                     }
                 }
-                // Another claim's, or already void: nothing of ours to undo.
-                Some(_) => return true,
+                // Another claim's, or already void: nothing of ours to settle.
+                Some(_) => return Some(false),
+                // Gone between the two steps (its lease ended): look again.
                 None => {}
             }
         }
         eprintln!(
-            "[{}] redemption store: could not release a claim ({why}); that ticket is refused until its lease ends",
-            self.name
+            "[{}] redemption store: could not settle a claim ({}) within {} s; that ticket is refused until its lease ends",
+            self.name,
+            how.why(),
+            RESOLVE_FOR.as_secs()
         );
-        false
+        None
+    }
+}
+
+/// What settling a claim of ours must do (see [`EtcdStore::settle_claim`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Settle {
+    /// The claim's reply was lost: find out whether it landed, and stop it landing later.
+    Resolve,
+    /// The handler did not finish the work: give the flow back.
+    Undo,
+}
+
+impl Settle {
+    fn why(self) -> &'static str {
+        match self {
+            Settle::Resolve => "its reply was lost",
+            Settle::Undo => "the handler did not finish the work",
+        }
     }
 }
 
@@ -382,17 +418,28 @@ impl RedemptionStore for EtcdStore {
             }
             Ok(other) => other,
             Err(Failure::Unknown(e)) => {
-                if e.contains("lease not found") {
+                let lease = if e.contains("lease not found") {
+                    // etcd no longer knows the shared lease: the claim did not land.
                     self.drop_lease();
-                    if let Ok(fresh) = self.lease_for(retention_s, now_s) {
-                        self.release(&key, &owner, fresh, "a claim's lease was gone");
+                    match self.lease_for(retention_s, now_s) {
+                        Ok(fresh) => fresh,
+                        Err(_) => return Redemption::Unavailable,
                     }
                 } else {
-                    // The claim may land though nobody will do the work: void it, so
-                    // "nothing was done, send it again" stays true.
-                    self.release(&key, &owner, lease, "a claim's reply was lost");
+                    lease
+                };
+                // The claim may have landed, or may land later: find out, and void it if
+                // it has not, so "nothing was done, send it again" stays true.
+                match self.settle_claim(&key, &owner, lease, Settle::Resolve) {
+                    Some(true) => {
+                        self.recorded.fetch_add(1, Ordering::Relaxed);
+                        if let Ok(mut c) = self.claims.lock() {
+                            c.insert(ticket_id.to_owned(), (owner, lease));
+                        }
+                        Redemption::First
+                    }
+                    _ => Redemption::Unavailable,
                 }
-                Redemption::Unavailable
             }
         }
     }
@@ -418,7 +465,7 @@ impl RedemptionStore for EtcdStore {
             .and_then(|mut c| c.remove(ticket_id));
         if let (false, Some((owner, lease))) = (done, claim) {
             let key = format!("{KEY_PREFIX}{ticket_id}");
-            self.release(&key, &owner, lease, "the handler did not finish the work");
+            self.settle_claim(&key, &owner, lease, Settle::Undo);
         }
     }
 

@@ -7,6 +7,8 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::{json, Value};
 
+pub mod cluster;
+
 pub const KEY: &str = "6d72424242424242424242424242424242424242424242424242424242424242";
 
 /// One MCP endpoint over HTTP.
@@ -85,6 +87,39 @@ impl Endpoint {
         headers.extend(auth.iter().map(|a| ("Authorization", a.as_str())));
         let (status, body) = self.post_raw(&msg.to_string(), &headers);
         (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+    }
+
+    /// Posts `msg` like [`Endpoint::post`], but a connection that fails or times out is an
+    /// `Err` (a fault test expects some), not a panic. `timeout` bounds the whole exchange.
+    pub fn try_post(
+        &self,
+        who: Option<&str>,
+        msg: &Value,
+        timeout: std::time::Duration,
+    ) -> Result<(u16, Value), String> {
+        let auth = who.map(|w| format!("Bearer {w}-token"));
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .header("Content-Type", "application/json");
+        for (k, v) in standard_headers(msg) {
+            req = req.header(k, v);
+        }
+        if let Some(a) = &auth {
+            req = req.header("Authorization", a);
+        }
+        let mut resp = req.send(msg.to_string()).map_err(|e| e.to_string())?;
+        let body = resp
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| e.to_string())?;
+        Ok((
+            resp.status().as_u16(),
+            serde_json::from_str(&body).unwrap_or(Value::Null),
+        ))
     }
 
     /// A ticket for a deploy to `env`, minted for `who`.
