@@ -7,7 +7,7 @@
 # HTTP against mrtr-server, the rmcp peer (interop/rmcp, the Rust SDK: --bind full, which binds
 # and checks what mrtr-server does, and --bind none), the TypeScript SDK server and the Python SDK
 # server, with the same client load (mrtr-bench), in one run; one replica with single use in
-# memory beside two replicas behind nginx with single use in Redis (scripts/cluster.sh); then a
+# memory beside two replicas behind nginx with single use in Redis and in etcd (scripts/cluster.sh); then a
 # table of round trips per second, server CPU per round trip and peak memory beside the targets,
 # with the ratios to rmcp measured in the same run.
 # Figures, not a test: nothing here fails on a slow machine. BENCH_SECONDS (5) per run,
@@ -84,40 +84,59 @@ KEY=$(printf '6d72'; printf '%.0s42' $(seq 31))
 # other load falls on each alike.
 for _ in $(seq "${BENCH_ROUNDS:-3}"); do
   PORT=$(free_port); run_one mrtr-server "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY"
-  # Single use remembers each redeemed ticket until it expires, in a store of at most 100 000:
-  # at this rate a 120 s lifetime fills it within the run (and then it refuses, fail closed),
-  # so this row's tickets live 3 s.
-  PORT=$(free_port); run_one "ours, single use" "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY" --single-use --ttl 3
+  # Single use remembers each redeemed ticket until it expires (120 s), in a store of at
+  # most 1 000 000 (--single-use-capacity): this run fills a few per cent of it.
+  PORT=$(free_port); run_one "ours, single use" "$BIN/mrtr-server" --http "127.0.0.1:$PORT" --key-hex "$KEY" --single-use
   PORT=$(free_port); run_one "rmcp --bind full" "$RMCP/rmcp-deploy-server" --http "127.0.0.1:$PORT" --bind full --ttl 120 --key-hex "$KEY"
   PORT=$(free_port); run_one "rmcp --bind none" "$RMCP/rmcp-deploy-server" --http "127.0.0.1:$PORT" --bind none --key-hex "$KEY"
 done
 for name in mrtr-server "ours, single use" "rmcp --bind full" "rmcp --bind none"; do settle "$name"; done
 
-# Two replicas behind nginx, single use remembered in Redis (scripts/cluster.sh, as make cluster).
-CL_DIR=$ROOT/target/bench/cluster; CL_PORT=$(free_port)
-cluster() { MRTR_CLUSTER_QUIET=1 MRTR_CLUSTER_DIR=$CL_DIR MRTR_CLUSTER_PORT=$CL_PORT MRTR_CLUSTER_BIN=$BIN scripts/cluster.sh "$@" >/dev/null; }
-rm -rf "$CL_DIR"; mkdir -p "$CL_DIR"
-if cluster start; then
-  pids=(); for part in replica-a replica-b nginx redis; do pids+=("$(cat "$CL_DIR/$part.pid")"); done
-  before=(); for p in "${pids[@]}"; do before+=("$(cpu_ticks "$p")"); done
-  out=$("$BIN/mrtr-bench" "http://127.0.0.1:$CL_PORT/mcp" --seconds "$SECONDS_EACH")
-  after=(); for p in "${pids[@]}"; do after+=("$(cpu_ticks "$p")"); done
-  total=$(sed 's/.*"total":\([0-9]*\).*/\1/' <<<"$out")
-  RATE[cluster]=$(sed 's/.*"per_second":\([0-9.]*\).*/\1/' <<<"$out")
+# Two replicas behind nginx, single use remembered in one Redis, then in three etcd members
+# (scripts/cluster.sh, as make cluster STORE=...): round trips per second, their p99, CPU.
+cluster_row() { # cluster_row STORE LABEL
+  local store=$1 label=$2 dir=$ROOT/target/bench/cluster-$1 port; port=$(free_port)
+  cluster() { MRTR_CLUSTER_STORE=$store MRTR_CLUSTER_QUIET=1 MRTR_CLUSTER_DIR=$dir MRTR_CLUSTER_PORT=$port MRTR_CLUSTER_BIN=$BIN scripts/cluster.sh "$@" >/dev/null; }
+  rm -rf "$dir"; mkdir -p "$dir"
+  if ! cluster start; then echo "the cluster over $store did not start (scripts/cluster.sh install)"; return 0; fi
+  local parts=(replica-a replica-b nginx) p; if [ "$store" = etcd ]; then parts+=(etcd-1 etcd-2 etcd-3); else parts+=(redis); fi
+  local pids=(); for p in "${parts[@]}"; do pids+=("$(cat "$dir/$p.pid")"); done
+  local before=() after=(); for p in "${pids[@]}"; do before+=("$(cpu_ticks "$p")"); done
+  local out; out=$("$BIN/mrtr-bench" "http://127.0.0.1:$port/mcp" --seconds "$SECONDS_EACH")
+  for p in "${pids[@]}"; do after+=("$(cpu_ticks "$p")"); done
+  local total; total=$(sed 's/.*"total":\([0-9]*\).*/\1/' <<<"$out")
+  RATE[$label]=$(sed 's/.*"per_second":\([0-9.]*\).*/\1/' <<<"$out")
+  P99[$label]=$(sed 's/.*"p99_ms":\([0-9.]*\).*/\1/' <<<"$out")
   us() { python3 -c "print(f'{($2-$1)/$(getconf CLK_TCK)*1e6/max($total,1):.0f}')"; }
-  CPU[cluster]=$(python3 -c "print(f'{(${after[0]}-${before[0]}+${after[1]}-${before[1]})/$(getconf CLK_TCK)*1e6/max($total,1):.0f}')")
-  printf '%-20s %9s round trips/s  %7s µs replica CPU each (both replicas), nginx %s µs, Redis %s µs\n' \
-    "2 replicas + nginx + Redis" "${RATE[cluster]}" "${CPU[cluster]}" "$(us "${before[2]}" "${after[2]}")" "$(us "${before[3]}" "${after[3]}")"
+  local store_before=0 store_after=0 i
+  for ((i = 3; i < ${#pids[@]}; i++)); do store_before=$((store_before + before[i])); store_after=$((store_after + after[i])); done
+  CPU[$label]=$(python3 -c "print(f'{(${after[0]}-${before[0]}+${after[1]}-${before[1]})/$(getconf CLK_TCK)*1e6/max($total,1):.0f}')")
+  printf '%-28s %9s round trips/s  p99 %6s ms  %5s µs replica CPU each (both), nginx %s µs, %s %s µs\n' \
+    "$label" "${RATE[$label]}" "${P99[$label]}" "${CPU[$label]}" "$(us "${before[2]}" "${after[2]}")" "$store" "$(us "$store_before" "$store_after")"
   cluster stop
-else
-  echo "the cluster did not start (nginx and redis-server: scripts/cluster.sh install)"
+}
+declare -A P99
+cluster_row redis "2 replicas + nginx + Redis"
+cluster_row etcd "2 replicas + nginx + etcd x3"
+# What one remembered redemption costs in a server's own memory, and how long single use
+# stops when etcd's leader is killed under load (the fault test's own measurement; 3 runs).
+echo "one remembered redemption in mrtr-server's memory: $(cargo run -q --profile speed -p mrtr-native --example memory_per_ticket | sed 's/.*"bytes_per_id":\([0-9.]*\).*/\1/') bytes (1 000 000 held, resident memory)"
+KILLS=()
+for _ in 1 2 3; do
+  ms=$(cargo test -q -p mrtr-native --test faults -- --ignored --nocapture the_etcd_leader_killed 2>/dev/null | sed -n 's/^first redemption completed \([0-9]*\) ms after.*/\1/p')
+  [ -n "$ms" ] && KILLS+=("$ms")
+done
+if [ ${#KILLS[@]} -gt 0 ]; then
+  LEADER_KILL=$(median "${KILLS[@]}")
+  echo "etcd leader killed under load: the first redemption sent after it completed a median $LEADER_KILL ms after the kill (runs: ${KILLS[*]} ms)"
 fi
 
 PORT=$(free_port); bench "TS SDK 2.4.0" node "$PEERS/ts/ts_server.mjs" http "$PORT"
 PORT=$(free_port); bench "Python SDK 2.3.0" "$PEERS/venv/bin/python" interop/py_server.py http "$PORT"
 ratio() { python3 -c "a,b=float('$1'),float('$2'); print(f'{a/b:.2f}x' if b else 'n/a')"; }
 echo
-echo "2 replicas + nginx + Redis vs one replica with single use in memory: $(ratio "${RATE[cluster]:-0}" "${RATE[ours, single use]}") the throughput (today's figure; no target)"
+echo "2 replicas + nginx + Redis vs one replica with single use in memory: $(ratio "${RATE[2 replicas + nginx + Redis]:-0}" "${RATE[ours, single use]}") the throughput (today's figure; no target)"
+echo "etcd x3 vs Redis under the same two replicas: $(ratio "${RATE[2 replicas + nginx + etcd x3]:-0}" "${RATE[2 replicas + nginx + Redis]:-0}") the throughput, p99 ${P99[2 replicas + nginx + etcd x3]:-?} ms vs ${P99[2 replicas + nginx + Redis]:-?} ms (no target); leader kill to the first completed redemption: ${LEADER_KILL:-?} ms (target < 3000)"
 echo
 # mrtr-server against rmcp in this run: both bind principal, tool and arguments and check expiry
 # at --bind full (the fair row; rmcp's full also spends each grant once, in its memory, as ours

@@ -158,6 +158,15 @@ fn split_url(url: &str) -> Result<(String, String), String> {
     Ok((host.to_owned(), format!("/{path}")))
 }
 
+/// The `p`th percentile of sorted microseconds, in milliseconds (nearest rank; 0 for none).
+fn percentile_ms(sorted_us: &[u32], p: usize) -> f64 {
+    if sorted_us.is_empty() {
+        return 0.0;
+    }
+    let rank = (sorted_us.len() * p).div_ceil(100).clamp(1, sorted_us.len());
+    f64::from(sorted_us[rank - 1]) / 1000.0
+}
+
 fn main() {
     let args = Args::parse();
     let (host, path) = match split_url(&args.url) {
@@ -185,6 +194,8 @@ fn main() {
             std::thread::spawn(move || {
                 let mut conn = None;
                 let mut id = (n as u64) << 40;
+                // Each measured round trip's time, in microseconds (for the percentiles).
+                let mut took_us: Vec<u32> = Vec::new();
                 while !stop.load(Ordering::Relaxed) {
                     if conn.is_none() {
                         conn = Conn::open(&host, &path).ok();
@@ -193,7 +204,9 @@ fn main() {
                         std::thread::sleep(Duration::from_millis(10));
                         continue;
                     };
+                    let began = Instant::now();
                     let ok = round_trip(c, &mut id);
+                    let took = began.elapsed();
                     match &ok {
                         Ok(()) => {
                             total.fetch_add(1, Ordering::Relaxed);
@@ -205,6 +218,7 @@ fn main() {
                         match ok {
                             Ok(()) => {
                                 done.fetch_add(1, Ordering::Relaxed);
+                                took_us.push(took.as_micros().min(u32::MAX as u128) as u32);
                             }
                             Err(e) => {
                                 if failed.fetch_add(1, Ordering::Relaxed) == 0 {
@@ -214,6 +228,7 @@ fn main() {
                         }
                     }
                 }
+                took_us
             })
         })
         .collect();
@@ -224,20 +239,33 @@ fn main() {
     measuring.store(false, Ordering::Relaxed);
     let elapsed = start.elapsed().as_secs_f64();
     stop.store(true, Ordering::Relaxed);
-    for t in threads {
-        let _ = t.join();
-    }
+    let mut took_us: Vec<u32> = threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap_or_default())
+        .collect();
+    took_us.sort_unstable();
     let n = done.load(Ordering::Relaxed);
     println!(
-        "{{\"round_trips\":{n},\"total\":{},\"failed\":{},\"seconds\":{elapsed:.2},\"per_second\":{:.1}}}",
+        "{{\"round_trips\":{n},\"total\":{},\"failed\":{},\"seconds\":{elapsed:.2},\"per_second\":{:.1},\"p50_ms\":{:.2},\"p99_ms\":{:.2}}}",
         total.load(Ordering::Relaxed),
         failed.load(Ordering::Relaxed),
-        n as f64 / elapsed
+        n as f64 / elapsed,
+        percentile_ms(&took_us, 50),
+        percentile_ms(&took_us, 99),
     );
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let us: Vec<u32> = (1..=100).map(|i| i * 1000).collect();
+        assert_eq!(super::percentile_ms(&us, 50), 50.0);
+        assert_eq!(super::percentile_ms(&us, 99), 99.0);
+        assert_eq!(super::percentile_ms(&[7000], 99), 7.0);
+        assert_eq!(super::percentile_ms(&[], 99), 0.0);
+    }
+
     use super::*;
 
     #[test]
