@@ -40,10 +40,10 @@ async function longTasksWhilePlaying(browser, site) {
   await page.getByTestId('edit-prod').click();
   // The clock's markers are sliders for the keyboard: each to both ends and back.
   await page.getByTestId('predict').uncheck();
-  for (let i = 0; i < 11; i++) { await page.getByTestId(`time-${i}`).focus(); for (const k of ['End', 'Home', 'PageUp', 'PageUp']) await page.keyboard.press(k); }
+  for (let i = 0; i < 12; i++) { await page.getByTestId(`time-${i}`).focus(); for (const k of ['End', 'Home', 'PageUp', 'PageUp']) await page.keyboard.press(k); }
   await page.getByTestId('single-use').check();
-  await page.getByTestId('per-replica').check();
-  for (const m of ['honest', 'edit', 'alice', 'wait', 'prod', 'twice', 'noanswer', 'onechar', 'forge', 'launder', 'renew']) await page.getByTestId(`move-${m}`).check();
+  await page.getByTestId('store-replica').check();
+  for (const m of ['honest', 'edit', 'alice', 'wait', 'prod', 'twice', 'noanswer', 'onechar', 'forge', 'launder', 'renew', 'memdies']) await page.getByTestId(`move-${m}`).check();
   await page.getByTestId('raw-knobs-fold').locator('summary').click();
   for (const id of ['raw-change', 'raw-nosig', 'raw-stateless']) await page.getByTestId(id).check();
   for (const m of ['tools/call', 'prompts/get', 'resources/read', 'tools/list', 'prompts/list', 'resources/list', 'server/discover']) await page.getByTestId('rules-method').selectOption(m);

@@ -247,7 +247,7 @@ test('bench: the lesson\'s table, and the clock moves the moves', async () => {
   await page.getByTestId('single-use').check();
   assert.equal(await lastChecks(page), '✓✓✓✓✓✗');
   // ...unless each replica keeps its own memory (the repeat lands on A).
-  await page.getByTestId('per-replica').check();
+  await page.getByTestId('store-replica').check();
   assert.equal(await lastChecks(page), '✓✓✓✓✓✓');
   assert.match(await page.getByTestId('attempts').locator('li.attempt').last().textContent(), /Replica A checks/);
   assert.deepEqual(problems, []);
@@ -272,7 +272,7 @@ test('bench on a touch screen: a finger on a lane scrolls past it; only the mark
 test('bench: every move meets the check the lesson says', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=bench&predict=0' });
   await waitForApp(page);
-  const expected = { honest: null, edit: 'signature', alice: 'principal', wait: 'expiry', prod: 'request', twice: null, noanswer: null, onechar: 'signature', forge: 'signature', launder: null, renew: 'expiry' };
+  const expected = { honest: null, edit: 'signature', alice: 'principal', wait: 'expiry', prod: 'request', twice: null, noanswer: null, onechar: 'signature', forge: 'signature', launder: null, renew: 'expiry', memdies: null };
   for (const [move, check] of Object.entries(expected)) {
     await page.getByTestId(`move-${move}`).check();
     const failed = await page.getByTestId('attempts').locator('li.check.failed').evaluateAll((els) => els.map((e) => e.dataset.check));
@@ -285,6 +285,30 @@ test('bench: every move meets the check the lesson says', async () => {
   // Sent twice deploys twice; only the honest move deploys exactly once.
   await page.getByTestId('move-twice').check();
   assert.equal((await page.getByTestId('misuse-answer').allTextContents()).filter((t) => t.includes('deployed')).length, 2);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('bench: the memory\'s machine dies: one machine deploys twice, three machines refuse', async () => {
+  const { page, context, problems } = await open(browser, site, { path: '#w=bench&move=memdies&single=1&predict=0' });
+  await waitForApp(page);
+  const deployed = async () => (await page.getByTestId('misuse-answer').allTextContents()).filter((t) => t.includes('deployed')).length;
+  const attempts = page.getByTestId('attempts');
+  // The default shared store is one machine: its copy took over without the redemption.
+  assert.equal(await page.getByTestId('store-shared').isChecked(), true);
+  assert.equal(await deployed(), 2);
+  assert.match(await attempts.textContent(), /standby copy took over without the redemption it had not yet copied/);
+  assert.match(await attempts.textContent(), /Harm done/);
+  // Three machines: the two left hold it, and the repeat is refused by single use.
+  await page.getByTestId('store-quorum').check();
+  assert.match(await page.evaluate(() => location.hash), /store=quorum/);
+  assert.equal(await deployed(), 1);
+  assert.match(await attempts.textContent(), /2 left, still a majority/);
+  assert.equal(await attempts.locator('li.check.failed').last().getAttribute('data-check'), 'single-use');
+  assert.match(await page.getByTestId('store-note').textContent(), /three machines/);
+  // The choice is a radio group, off while single use is off.
+  await page.getByTestId('single-use').uncheck();
+  assert.equal(await page.getByTestId('store-quorum').isDisabled(), true);
   assert.deepEqual(problems, []);
   await context.close();
 });

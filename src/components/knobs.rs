@@ -80,17 +80,23 @@ pub fn BenchKnobs() -> impl IntoView {
                     "Single use: remember redeemed tickets"
                 </label>
                 <label class="toggle">
-                    <input type="checkbox" data-testid="per-replica" prop:checked=move || link.knobs().with(|k| k.store == StoreMode::PerReplica)
-                        prop:disabled=move || link.knobs().with(|k| !k.single_use)
-                        on:change=move |ev| { let on = event_target_checked(&ev); link.edit(widget).knobs().update(|k| k.store = if on { StoreMode::PerReplica } else { StoreMode::Shared }); }/>
-                    "Each replica remembers only its own"
-                </label>
-                <label class="toggle">
                     <input type="checkbox" data-testid="naive-ask-again" prop:checked=move || link.knobs().with(|k| k.naive_ask_again)
                         on:change=move |ev| { let on = event_target_checked(&ev); link.edit(widget).knobs().update(|k| k.naive_ask_again = on); }/>
                     "Naive ask-again: a brand-new ticket, memory not asked"
                 </label>
             </div>
+            <fieldset class="knob-row store-choice" data-testid="store-choice"
+                prop:disabled=move || link.knobs().with(|k| !k.single_use)>
+                <legend>"Where the memory lives"</legend>
+                {StoreMode::ALL.into_iter().map(|mode| view! {
+                    <label class="toggle">
+                        <input type="radio" name="bench-store" data-testid=format!("store-{}", mode.id())
+                            prop:checked=move || link.knobs().with(|k| k.store == mode)
+                            on:change=move |_| link.edit(widget).knobs().update(|k| k.store = mode)/>
+                        {store_label(mode)}
+                    </label>
+                }).collect_view()}
+            </fieldset>
             <Show when=move || link.knobs().with(|k| k.single_use)>
                 <p class="note" data-testid="store-note">{move || store_note(link.knobs().with(|k| k.store))}</p>
             </Show>
@@ -98,10 +104,20 @@ pub fn BenchKnobs() -> impl IntoView {
     }
 }
 
+/// Where the memory of redemptions lives, as the radio button offers it.
+fn store_label(store: StoreMode) -> &'static str {
+    match store {
+        StoreMode::PerReplica => "In each replica, its own",
+        StoreMode::Shared => "One shared store (one machine)",
+        StoreMode::Quorum => "A consensus store (three machines)",
+    }
+}
+
 /// What the memory of redemptions is in a real deployment, for the setting shown.
 fn store_note(store: StoreMode) -> &'static str {
     match store {
-        StoreMode::Shared => "Outside the lab, a memory both replicas share is a separate service. The lab's native server can keep it in Redis: a redemption is one atomic command, \u{201c}set this ticket id unless it is already set, and forget it a minute after the ticket expires\u{201d} (SET NX PX), so when two replicas race on the same ticket exactly one of them wins. If that memory cannot be reached, the server refuses the redemption rather than risk a second one.",
+        StoreMode::Shared => "Outside the lab, a memory both replicas share is a separate service. The lab's native server can keep it in Redis: a redemption is one atomic command, \u{201c}set this ticket id unless it is already set, and forget it a minute after the ticket expires\u{201d} (SET NX PX), so when two replicas race on the same ticket exactly one of them wins. If that memory cannot be reached, the server refuses the redemption rather than risk a second one. Here it runs on one machine with a standby copy that it updates after answering, as a Redis replica is updated: if the machine dies before its copy caught up, the copy takes over without the last redemptions.",
         StoreMode::PerReplica => "This is a server that keeps its memory in its own process, as mrtr-server --single-use does without --redemption. Behind a load balancer, a repeat that lands on the other replica finds nothing there and is accepted.",
+        StoreMode::Quorum => "A consensus store runs on three machines and acknowledges a redemption only once two of them hold it, as etcd does (the native server's --redemption etcd://\u{2026}). Any one machine may die and every acknowledged redemption is still there; with two gone it answers nothing, and the replicas refuse rather than guess.",
     }
 }

@@ -236,8 +236,8 @@ impl Link {
         if k.single_use {
             parts.push("single=1".into());
         }
-        if k.store == StoreMode::PerReplica {
-            parts.push("store=replica".into());
+        if k.store != StoreMode::default() {
+            parts.push(format!("store={}", k.store.id()));
         }
         if k.naive_ask_again {
             parts.push("naive=1".into());
@@ -345,10 +345,9 @@ impl Link {
                     "0" => link.knobs.naive_ask_again = false,
                     _ => bad(&mut notes),
                 },
-                "store" => match value {
-                    "shared" => link.knobs.store = StoreMode::Shared,
-                    "replica" => link.knobs.store = StoreMode::PerReplica,
-                    _ => bad(&mut notes),
+                "store" => match StoreMode::from_id(value) {
+                    Some(m) => link.knobs.store = m,
+                    None => bad(&mut notes),
                 },
                 "bkey" => match value {
                     "same" => link.knobs.b_key_differs = false,
@@ -376,9 +375,12 @@ impl Link {
                         .map(|t| t.parse::<u64>().ok().filter(|t| *t <= MAX_TIME_S))
                         .collect();
                     match parsed {
-                        // All the bench's moves, or the old timeline's six (its rows are the
-                        // bench's first six moves, in the same order).
-                        Some(ts) if ts.len() == Move::ALL.len() || ts.len() == 6 => {
+                        // All the bench's moves, the eleven it had before the memory's machine
+                        // could die, or the old timeline's six (each list is the first moves
+                        // of the bench, in the same order).
+                        Some(ts)
+                            if ts.len() == Move::ALL.len() || ts.len() == 11 || ts.len() == 6 =>
+                        {
                             link.times[..ts.len()].copy_from_slice(&ts)
                         }
                         _ => bad(&mut notes),
@@ -490,7 +492,7 @@ mod tests {
         assert_eq!(Link::parse(&format!("#{f}")), (l.clone(), vec![]));
         l.widget = Widget::Bench;
         l.ticket = Some("v1.abc.d e&f=g#h\u{e9}".into());
-        l.times = [1, 2, 3, 4, 5, 600, 7, 8, 9, 10, 11];
+        l.times = [1, 2, 3, 4, 5, 600, 7, 8, 9, 10, 11, 12];
         l.mv = Some(Move::Forge);
         l.predict = false;
         l.breakage = Breakage {
@@ -509,6 +511,19 @@ mod tests {
         assert!(f.contains("ticket=v1.abc.d%20e%26f%3Dg%23h%C3%A9"), "{f}");
         assert!(f.ends_with("&lang=py"), "{f}");
         assert_eq!(Link::parse(&f), (l, vec![]));
+    }
+
+    #[test]
+    fn a_link_from_before_the_twelfth_move_still_reads() {
+        let (l, notes) = Link::parse("#w=bench&times=1,2,3,4,5,6,7,8,9,10,11&store=quorum");
+        assert_eq!(notes, Vec::<String>::new());
+        assert_eq!(l.times[..11], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        assert_eq!(
+            l.times[11],
+            Link::default().times[11],
+            "the new move keeps its time"
+        );
+        assert_eq!(l.knobs.store, StoreMode::Quorum);
     }
 
     #[test]
@@ -610,36 +625,30 @@ mod properties {
             1..=MAX_TTL_S,
             any::<bool>(),
             any::<bool>(),
-            any::<bool>(),
+            0..StoreMode::ALL.len(),
             any::<bool>(),
             any::<bool>(),
             prop::collection::vec(any::<bool>(), switchable().count() * 2),
             any::<u64>(),
         )
-            .prop_map(
-                |(ttl_s, sealed, single, per_replica, naive, bkey, off, seed)| {
-                    let mut k = Knobs {
-                        ttl_s,
-                        seal: if sealed { Seal::Sealed } else { Seal::Signed },
-                        single_use: single,
-                        store: if per_replica {
-                            StoreMode::PerReplica
-                        } else {
-                            StoreMode::Shared
-                        },
-                        naive_ask_again: naive,
-                        b_key_differs: bkey,
-                        seed,
-                        ..Knobs::default()
-                    };
-                    let n = switchable().count();
-                    for (i, c) in switchable().enumerate() {
-                        k.policy_a.set(c, off[i]);
-                        k.policy_b.set(c, off[n + i]);
-                    }
-                    k
-                },
-            );
+            .prop_map(|(ttl_s, sealed, single, store, naive, bkey, off, seed)| {
+                let mut k = Knobs {
+                    ttl_s,
+                    seal: if sealed { Seal::Sealed } else { Seal::Signed },
+                    single_use: single,
+                    store: StoreMode::ALL[store],
+                    naive_ask_again: naive,
+                    b_key_differs: bkey,
+                    seed,
+                    ..Knobs::default()
+                };
+                let n = switchable().count();
+                for (i, c) in switchable().enumerate() {
+                    k.policy_a.set(c, off[i]);
+                    k.policy_b.set(c, off[n + i]);
+                }
+                k
+            });
         let widgets = (
             prop::sample::select(Widget::ALL.to_vec()),
             any::<bool>(),

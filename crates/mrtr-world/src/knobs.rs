@@ -6,11 +6,35 @@ use mrtr_core::ticket::Seal;
 /// Where single use remembers redeemed tickets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum StoreMode {
-    /// One store both replicas consult: a repeat is refused wherever it lands.
+    /// One store both replicas consult, on one machine with a standby copy that it updates
+    /// after answering (as one Redis with an asynchronous replica): a repeat is refused
+    /// wherever it lands, until that machine dies before its copy caught up.
     #[default]
     Shared,
     /// Each replica remembers only its own redemptions.
     PerReplica,
+    /// One store both replicas consult, on three machines that acknowledge a redemption
+    /// once two of them hold it (a consensus store, as etcd): one machine may die.
+    Quorum,
+}
+
+impl StoreMode {
+    /// Every place the memory can live, in the order the page offers them.
+    pub const ALL: [StoreMode; 3] = [StoreMode::PerReplica, StoreMode::Shared, StoreMode::Quorum];
+
+    /// A stable name for links (`store=` in the fragment).
+    pub fn id(self) -> &'static str {
+        match self {
+            StoreMode::Shared => "shared",
+            StoreMode::PerReplica => "replica",
+            StoreMode::Quorum => "quorum",
+        }
+    }
+
+    /// The mode [`StoreMode::id`] names `s`.
+    pub fn from_id(s: &str) -> Option<StoreMode> {
+        StoreMode::ALL.into_iter().find(|m| m.id() == s)
+    }
 }
 
 /// Every setting of one world: its tickets, its replicas' checks and its randomness.

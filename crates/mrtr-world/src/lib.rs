@@ -11,6 +11,7 @@ pub mod diff;
 pub mod inspect;
 pub mod kinds;
 pub mod knobs;
+pub mod memory;
 pub mod misuse;
 pub mod raw;
 pub mod rules;

@@ -221,7 +221,9 @@ impl RedemptionStore for SharedMemory {
     fn len(&self) -> usize {
         match self.0.lock().as_deref() {
             Ok(Machines::WithCopy { primary, .. }) => primary.len(),
-            Ok(Machines::Quorum { members }) => members.iter().flatten().next().map_or(0, |m| m.len()),
+            Ok(Machines::Quorum { members }) => {
+                members.iter().flatten().next().map_or(0, |m| m.len())
+            }
             Err(_) => 0,
         }
     }
@@ -256,7 +258,11 @@ mod tests {
         assert_eq!(m.redeem("t", 1, 120, 40), Redemption::Repeat);
         assert_eq!(m.lookup("t", 40), Lookup::Redeemed);
         assert_eq!(m.machine_dies(), Some(Loss::MemberDied { left: 1 }));
-        assert_eq!(m.redeem("u", 1, 120, 41), Redemption::Unavailable, "no majority");
+        assert_eq!(
+            m.redeem("u", 1, 120, 41),
+            Redemption::Unavailable,
+            "no majority"
+        );
         assert_eq!(m.lookup("t", 41), Lookup::Unavailable);
     }
 

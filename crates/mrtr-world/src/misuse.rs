@@ -42,11 +42,14 @@ pub enum Move {
     /// Answer with a sampling result where the confirmation belongs, then use the ticket
     /// that comes back, late.
     Renew,
+    /// Send the honest retry; the machine the shared memory answers from dies at once; send
+    /// the same retry again (to the other replica).
+    MemoryDies,
 }
 
 impl Move {
     /// Every move, in the order the bench lists them.
-    pub const ALL: [Move; 11] = [
+    pub const ALL: [Move; 12] = [
         Move::Honest,
         Move::EditToProd,
         Move::AliceReplays,
@@ -58,6 +61,7 @@ impl Move {
         Move::Forge,
         Move::Launder,
         Move::Renew,
+        Move::MemoryDies,
     ];
 
     /// A stable name for links (`move=` in the fragment).
@@ -74,6 +78,7 @@ impl Move {
             Move::Forge => "forge",
             Move::Launder => "launder",
             Move::Renew => "renew",
+            Move::MemoryDies => "memdies",
         }
     }
 
@@ -99,6 +104,7 @@ impl Move {
             Move::Launder => 10,
             // Late in the ticket's life, so that a renewed ticket would outlive it.
             Move::Renew => 100,
+            Move::MemoryDies => 40,
         }
     }
 
@@ -120,6 +126,9 @@ impl Move {
             Move::Renew => {
                 "Answer with the wrong kind of result, then use the ticket that comes back, late"
             }
+            Move::MemoryDies => {
+                "Send the honest retry; the memory's machine dies; send the same retry again"
+            }
         }
     }
 
@@ -128,7 +137,7 @@ impl Move {
     /// page shows what the run did.
     pub fn expected(self) -> Upshot {
         match self {
-            Move::Honest | Move::SendTwice | Move::Launder => Upshot::Deployed,
+            Move::Honest | Move::SendTwice | Move::Launder | Move::MemoryDies => Upshot::Deployed,
             Move::EditToProd | Move::ChangeOneChar | Move::Forge => {
                 Upshot::Refused(Check::Signature)
             }
@@ -429,6 +438,25 @@ pub fn one_char(ticket: &str) -> String {
         .collect()
 }
 
+/// The repeat's words once the memory's machine died, from what the world says it lost.
+fn after_death(loss: Option<crate::memory::Loss>) -> String {
+    use crate::memory::Loss;
+    match loss {
+        Some(Loss::CopyTookOver { lost: 0 }) => {
+            "the same retry again, after the memory's machine died and its standby copy, which had every redemption, took over".into()
+        }
+        Some(Loss::CopyTookOver { lost }) => format!(
+            "the same retry again, after the memory's machine died and its standby copy took over without the {} it had not yet copied",
+            if lost == 1 { "redemption".to_owned() } else { format!("{lost} redemptions") }
+        ),
+        Some(Loss::MemberDied { left }) => format!(
+            "the same retry again, after one of the memory's {} machines died ({left} left, still a majority, each holding every redemption)",
+            crate::memory::MEMBERS
+        ),
+        None => "the same retry again, after replica B, which kept its redemptions in its own process, died".into(),
+    }
+}
+
 /// Sends one request of a move to a replica and records what came of it.
 fn attempt(
     w: &mut crate::world::World,
@@ -506,6 +534,11 @@ pub fn play_at(knobs: Knobs, mv: Move, at_s: u64) -> Option<Played> {
             (bob(), first, honest(3), "the honest retry".into()),
             (bob(), at_s, honest(8), "the same retry again".into()),
         ],
+        // The second request's words are written once the machine has died (below).
+        Move::MemoryDies => vec![
+            (bob(), first, honest(3), "the honest retry".into()),
+            (bob(), at_s, honest(8), String::new()),
+        ],
         Move::WithoutAnswer => vec![(
             bob(),
             at_s,
@@ -543,11 +576,15 @@ pub fn play_at(knobs: Knobs, mv: Move, at_s: u64) -> Option<Played> {
     // The repeat of a move that sends twice lands on the other replica: that is where a
     // memory each replica keeps for itself fails.
     let replica = |n: usize| match (mv, n) {
-        (Move::SendTwice, 1) => Replica::A,
+        (Move::SendTwice | Move::MemoryDies, 1) => Replica::A,
         _ => Replica::B,
     };
     let mut attempts = Vec::new();
-    for (n, step) in plan.into_iter().enumerate() {
+    for (n, mut step) in plan.into_iter().enumerate() {
+        if (mv, n) == (Move::MemoryDies, 1) {
+            // Right after the first redemption, before the clock moves on.
+            step.3 = after_death(w.memory_machine_dies());
+        }
         attempts.push(attempt(&mut w, &mut flow, replica(n), step));
     }
     // What the server handed back on the move's last request, if a ticket.
@@ -778,13 +815,20 @@ mod tests {
             );
             assert!(a.harm.is_none() || !a.answer.contains("Accepted"));
         }
-        // With every check on and single use, no move does harm.
+        // With every check on and single use, no move does harm, but for the death of the
+        // one machine a shared memory lives on; on three machines, none at all.
         let safe = Knobs {
             single_use: true,
             ..Knobs::default()
         };
         for mv in Move::ALL {
-            assert!(harms(safe, mv).iter().all(Option::is_none), "{mv:?}");
+            let harmless = harms(safe, mv).iter().all(Option::is_none);
+            assert_eq!(harmless, mv != Move::MemoryDies, "{mv:?}");
+            let quorum = Knobs {
+                store: crate::knobs::StoreMode::Quorum,
+                ..safe
+            };
+            assert!(harms(quorum, mv).iter().all(Option::is_none), "{mv:?}");
         }
     }
 
@@ -953,6 +997,50 @@ mod tests {
             h.what_went_wrong.contains("never saw the first redemption"),
             "{}",
             h.what_went_wrong
+        );
+    }
+
+    #[test]
+    fn the_memorys_machine_dying_deploys_twice_on_one_machine_and_once_on_three() {
+        use crate::knobs::StoreMode;
+        let on = |store| Knobs {
+            single_use: true,
+            store,
+            ..Knobs::default()
+        };
+        // One machine, its copy behind: the repeat finds nothing and deploys again.
+        let one = play(on(StoreMode::Shared), Move::MemoryDies).unwrap();
+        assert_eq!(one.deploys(), 2);
+        assert_eq!(one.tone(), "harm");
+        assert!(
+            one.attempts[1]
+                .what
+                .contains("without the redemption it had not yet copied"),
+            "{}",
+            one.attempts[1].what
+        );
+        // Three machines: the two left hold it, and the repeat is refused.
+        let three = play(on(StoreMode::Quorum), Move::MemoryDies).unwrap();
+        assert_eq!(three.deploys(), 1);
+        assert_eq!(three.upshot(), Upshot::Refused(Check::SingleUse));
+        assert!(three.attempts[1].what.contains("2 left, still a majority"));
+        // Each replica's own memory: the other replica never saw it.
+        let own = play(on(StoreMode::PerReplica), Move::MemoryDies).unwrap();
+        assert_eq!(own.deploys(), 2);
+        assert!(own.attempts[1].what.contains("replica B"));
+        assert_eq!(own.attempts[1].replica, Replica::A);
+        // Without the death, the one machine refuses the repeat: the death is what differs.
+        assert_eq!(
+            play(on(StoreMode::Shared), Move::SendTwice)
+                .unwrap()
+                .deploys(),
+            1
+        );
+        assert_eq!(
+            play(on(StoreMode::Quorum), Move::SendTwice)
+                .unwrap()
+                .deploys(),
+            1
         );
     }
 

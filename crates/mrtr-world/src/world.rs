@@ -2,9 +2,6 @@
 //! balancer, and the real client. It records everything into a trace as it goes; a scenario
 //! is plain code that drives it, so the same knobs always give the same trace, byte for byte.
 
-use std::sync::Arc;
-
-use mrtr_core::redemption::MemoryStore;
 use mrtr_core::ticket::{Codec, Key, Keyring};
 use mrtr_core::wire::ClientCapabilities;
 use mrtr_core::{
@@ -15,6 +12,7 @@ use serde_json::Value;
 
 use crate::actor::{Actor, Replica};
 use crate::knobs::{Knobs, StoreMode};
+use crate::memory::{Loss, SharedMemory};
 use crate::trace::{Event, EventKind, MessageKind, StoryStep, Trace};
 
 /// The simulation's epoch (2027-01-15): tickets carry plausible absolute times.
@@ -48,6 +46,8 @@ pub struct World {
     pub client: Client,
     trace: Trace,
     step_start: usize,
+    /// The memory both replicas share, when they share one.
+    memory: Option<SharedMemory>,
 }
 
 impl World {
@@ -69,10 +69,14 @@ impl World {
         };
         let mut a = replica(Replica::A);
         let mut b = replica(Replica::B);
-        if knobs.store == StoreMode::Shared {
-            let shared = Arc::new(MemoryStore::default());
-            a = a.with_store(Box::new(shared.clone()));
-            b = b.with_store(Box::new(shared));
+        let memory = match knobs.store {
+            StoreMode::Shared => Some(SharedMemory::with_copy()),
+            StoreMode::Quorum => Some(SharedMemory::quorum()),
+            StoreMode::PerReplica => None,
+        };
+        if let Some(m) = &memory {
+            a = a.with_store(Box::new(m.clone()));
+            b = b.with_store(Box::new(m.clone()));
         }
         let caps = ClientCapabilities {
             elicitation_form: true,
@@ -89,6 +93,20 @@ impl World {
                 ..Trace::default()
             },
             step_start: 0,
+            memory,
+        }
+    }
+
+    /// The machine the shared memory answers from dies (`None`: the replicas keep their
+    /// memories in their own processes, so there is no such machine).
+    pub fn memory_machine_dies(&mut self) -> Option<Loss> {
+        self.memory.as_ref().and_then(SharedMemory::machine_dies)
+    }
+
+    /// Time passed: a standby copy of the memory catches up.
+    fn time_passed(&self) {
+        if let Some(m) = &self.memory {
+            m.catch_up();
         }
     }
 
@@ -110,6 +128,7 @@ impl World {
     pub fn set_time(&mut self, to_s: u64) {
         if to_s != self.now_s {
             self.now_s = to_s.max(self.now_s);
+            self.time_passed();
             self.push(EventKind::ClockAdvanced { to_s: self.now_s });
         }
     }
@@ -119,6 +138,7 @@ impl World {
     pub fn jump_to(&mut self, to_s: u64) {
         if to_s != self.now_s {
             self.now_s = to_s;
+            self.time_passed();
             self.push(EventKind::ClockAdvanced { to_s });
         }
     }

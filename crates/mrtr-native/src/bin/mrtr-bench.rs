@@ -163,7 +163,9 @@ fn percentile_ms(sorted_us: &[u32], p: usize) -> f64 {
     if sorted_us.is_empty() {
         return 0.0;
     }
-    let rank = (sorted_us.len() * p).div_ceil(100).clamp(1, sorted_us.len());
+    let rank = (sorted_us.len() * p)
+        .div_ceil(100)
+        .clamp(1, sorted_us.len());
     f64::from(sorted_us[rank - 1]) / 1000.0
 }
 
