@@ -42,8 +42,8 @@ test-cluster: setup
 	cargo test -p mrtr-native --test cluster --test faults -- --ignored --test-threads=1 --nocapture
 
 ## Starts the memory of redemptions, two replicas and nginx on loopback (http://127.0.0.1:8380/mcp);
-## stop with `make cluster-stop`. STORE=redis (one Redis, the default) or STORE=etcd (three etcd
-## members). CORS_ORIGIN="ORIGIN …": web pages that may call it (each replica's --cors-origin).
+## stop with `make cluster-stop`. STORE=redis (one Redis, the default), STORE=sentinel (a Redis
+## primary, its asynchronous replica and a Sentinel) or STORE=etcd (three etcd members). CORS_ORIGIN="ORIGIN …": web pages that may call it (each replica's --cors-origin).
 STORE ?= redis
 cluster: setup
 	cargo build -q --profile speed -p mrtr-native --bin mrtr-server --bin mrtr-client

@@ -126,6 +126,14 @@ for _ in 1 2 3; do
   ms=$(cargo test -q -p mrtr-native --test faults -- --ignored --nocapture the_etcd_leader_killed 2>/dev/null | sed -n 's/^first redemption completed \([0-9]*\) ms after.*/\1/p')
   [ -n "$ms" ] && KILLS+=("$ms")
 done
+# Redis with an asynchronous replica and Sentinel, its primary killed under the same load (the
+# fault test's measurement, 3 runs): flows done twice after the failover.
+SENTINEL_RUNS=()
+for _ in 1 2 3; do
+  line=$(cargo test -q -p mrtr-native --test faults -- --ignored --nocapture a_sentinel_failover 2>/dev/null | sed -n 's/^sentinel failover: \([0-9]* of [0-9]*\) flows done twice.*/\1/p')
+  [ -n "$line" ] && SENTINEL_RUNS+=("$line")
+done
+echo "Redis + replica + Sentinel, primary killed under load: flows done twice after the failover, per run: ${SENTINEL_RUNS[*]/%/;}"
 if [ ${#KILLS[@]} -gt 0 ]; then
   LEADER_KILL=$(median "${KILLS[@]}")
   echo "etcd leader killed under load: the first redemption sent after it completed a median $LEADER_KILL ms after the kill (runs: ${KILLS[*]} ms)"

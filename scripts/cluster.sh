@@ -12,8 +12,9 @@
 #                                       | etcd-3 | replica-a | replica-b | nginx
 #   scripts/cluster.sh stop-one NAME
 #
-# Settings (environment): MRTR_CLUSTER_STORE (redis: one Redis; etcd: three etcd members, a
-# write kept once two have it), MRTR_CLUSTER_DIR (target/cluster), MRTR_CLUSTER_PORT (8380: nginx;
+# Settings (environment): MRTR_CLUSTER_STORE (redis: one Redis; sentinel: a Redis primary at +3
+# with an asynchronous replica at +4 and one Sentinel at +5 that promotes the replica when the
+# primary is down for 1 s; etcd: three etcd members, a write kept once two have it), MRTR_CLUSTER_DIR (target/cluster), MRTR_CLUSTER_PORT (8380: nginx;
 # the replicas take +1 and +2, Redis +3; etcd's members +3, +4, +5 for clients and +6, +7, +8
 # between members), MRTR_CLUSTER_BIN (target/speed: the native speed profile),
 # MRTR_CLUSTER_QUIET=1 (no per-request log lines, for make bench), MRTR_CLUSTER_CORS_ORIGIN
@@ -31,7 +32,8 @@ BIN=${MRTR_CLUSTER_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/speed}
 STORE=${MRTR_CLUSTER_STORE:-redis}
 A_PORT=$((PORT + 1)); B_PORT=$((PORT + 2)); REDIS_PORT=$((PORT + 3))
 say() { printf '[cluster] %s\n' "$*"; }
-case $STORE in redis|etcd) ;; *) echo "MRTR_CLUSTER_STORE (STORE) is redis or etcd, not $STORE" >&2; exit 2 ;; esac
+case $STORE in redis|sentinel|etcd) ;; *) echo "MRTR_CLUSTER_STORE (STORE) is redis, sentinel or etcd, not $STORE" >&2; exit 2 ;; esac
+COPY_PORT=$((PORT + 4)); SENTINEL_PORT=$((PORT + 5))
 # etcd member N (1-3): clients on PORT+2+N, the other members on PORT+5+N.
 etcd_client_port() { echo $((PORT + 2 + $1)); }
 etcd_peer_port() { echo $((PORT + 5 + $1)); }
@@ -40,13 +42,14 @@ for n in 1 2 3; do
   ETCD_MEMBERS+="${ETCD_MEMBERS:+,}etcd-$n=http://127.0.0.1:$(etcd_peer_port $n)"
   ETCD_ENDPOINTS+="${ETCD_ENDPOINTS:+,}127.0.0.1:$(etcd_client_port $n)"
 done
-STORE_PARTS=redis; [ "$STORE" = etcd ] && STORE_PARTS="etcd-1 etcd-2 etcd-3"
+STORE_PARTS=redis
+case $STORE in etcd) STORE_PARTS="etcd-1 etcd-2 etcd-3" ;; sentinel) STORE_PARTS="redis redis-copy sentinel" ;; esac
 
 port_of() {
   case $1 in
-    redis) echo "$REDIS_PORT" ;; replica-a) echo "$A_PORT" ;; replica-b) echo "$B_PORT" ;; nginx) echo "$PORT" ;;
+    redis) echo "$REDIS_PORT" ;; redis-copy) echo "$COPY_PORT" ;; sentinel) echo "$SENTINEL_PORT" ;; replica-a) echo "$A_PORT" ;; replica-b) echo "$B_PORT" ;; nginx) echo "$PORT" ;;
     etcd-1|etcd-2|etcd-3) etcd_client_port "${1#etcd-}" ;;
-    *) echo "unknown part: $1 (redis, etcd-1, etcd-2, etcd-3, replica-a, replica-b or nginx)" >&2; exit 2 ;;
+    *) echo "unknown part: $1 (redis, redis-copy, sentinel, etcd-1, etcd-2, etcd-3, replica-a, replica-b or nginx)" >&2; exit 2 ;;
   esac
 }
 
@@ -150,6 +153,20 @@ start_one() {
         --appendonly yes --appendfsync always --maxmemory-policy noeviction \
         --protected-mode yes --logfile "$DIR/redis.log" </dev/null >/dev/null 2>&1 &
       ;;
+    redis-copy)
+      # The primary's asynchronous replica: it gets each write after the primary answered.
+      mkdir -p "$DIR/redis-copy-data"
+      setsid redis-server --port "$COPY_PORT" --bind 127.0.0.1 --save '' --dir "$DIR/redis-copy-data" \
+        --appendonly yes --appendfsync everysec --maxmemory-policy noeviction --replicaof 127.0.0.1 "$REDIS_PORT" \
+        --protected-mode yes --logfile "$DIR/redis-copy.log" </dev/null >/dev/null 2>&1 &
+      ;;
+    sentinel)
+      # One Sentinel (quorum 1): the primary down for 1 s is failed over to the replica.
+      printf '%s\n' "port $SENTINEL_PORT" "bind 127.0.0.1" "dir $DIR" "logfile $DIR/sentinel.log" \
+        "sentinel monitor mrtr 127.0.0.1 $REDIS_PORT 1" "sentinel down-after-milliseconds mrtr 1000" \
+        "sentinel failover-timeout mrtr 5000" > "$DIR/sentinel.conf"
+      setsid redis-server "$DIR/sentinel.conf" --sentinel </dev/null >/dev/null 2>&1 &
+      ;;
     etcd-1|etcd-2|etcd-3)
       launch_etcd "${name#etcd-}"
       wait_port "$port" || { say "$name did not start; its log:"; tail -n 20 "$DIR/$name.log"; exit 1; }
@@ -165,6 +182,7 @@ start_one() {
       # A test may route one replica's Redis traffic elsewhere (a fault proxy): $name.redemption.
       local redemption="redis://127.0.0.1:$REDIS_PORT/0"
       [ "$STORE" = etcd ] && redemption="etcd://$ETCD_ENDPOINTS"
+      [ "$STORE" = sentinel ] && redemption="redis+sentinel://127.0.0.1:$SENTINEL_PORT/mrtr"
       local unsafe=(); [ -f "$DIR/unguarded" ] && unsafe=(--unsafe-unguarded-store)
       [ -s "$DIR/$name.redemption" ] && redemption=$(cat "$DIR/$name.redemption")
       local cors=() origins origin
@@ -184,6 +202,16 @@ start_one() {
     say "$name did not start on port $port; its log:"
     tail -n 20 "$DIR/$name.log" "$DIR/nginx-error.log" 2>/dev/null || true
     exit 1
+  fi
+  # A replica in steady state: synced with its primary (the first sync waits for the primary's
+  # snapshot), and known to the Sentinel that would promote it (up to 20 s each).
+  if [ "$name" = redis-copy ]; then
+    for _ in $(seq 200); do redis-cli -p "$COPY_PORT" info replication 2>/dev/null | grep -q 'master_link_status:up' && break; sleep 0.1; done
+    redis-cli -p "$COPY_PORT" info replication | grep -q 'master_link_status:up' || { say "the Redis replica did not sync"; exit 1; }
+  fi
+  if [ "$name" = sentinel ]; then
+    for _ in $(seq 200); do redis-cli -p "$SENTINEL_PORT" sentinel replicas mrtr 2>/dev/null | grep -qx "$COPY_PORT" && break; sleep 0.1; done
+    redis-cli -p "$SENTINEL_PORT" sentinel replicas mrtr | grep -qx "$COPY_PORT" || { say "the Sentinel did not find the replica"; exit 1; }
   fi
   # The replicas refuse tickets minted in or before the second a Redis without its memory
   # started (whether they were spent is forgotten): let that second pass before any is minted.
@@ -227,10 +255,17 @@ case ${1:-} in
   start)
     install_missing
     [ -x "$BIN/mrtr-server" ] || cargo build -q --profile speed -p mrtr-native --bin mrtr-server
-    if [ "$STORE" = etcd ]; then start_one etcd; else start_one redis; fi
+    case $STORE in
+      etcd) start_one etcd ;;
+      sentinel) start_one redis; start_one redis-copy; start_one sentinel ;;
+      *) start_one redis ;;
+    esac
     for part in replica-a replica-b nginx; do start_one "$part"; done
-    if [ "$STORE" = etcd ]; then STORE_LINE="(three etcd members)  etcd://$ETCD_ENDPOINTS"
-    else STORE_LINE="(one Redis)           redis://127.0.0.1:$REDIS_PORT/0"; fi
+    case $STORE in
+      etcd) STORE_LINE="(three etcd members)  etcd://$ETCD_ENDPOINTS" ;;
+      sentinel) STORE_LINE="(Redis + a replica)   redis+sentinel://127.0.0.1:$SENTINEL_PORT/mrtr" ;;
+      *) STORE_LINE="(one Redis)           redis://127.0.0.1:$REDIS_PORT/0" ;;
+    esac
     cat <<EOF
 [cluster] running, on loopback only:
   load balancer (nginx, round robin)  http://127.0.0.1:$PORT/mcp
@@ -246,7 +281,7 @@ case ${1:-} in
 EOF
     ;;
   stop)
-    for part in nginx replica-a replica-b redis etcd-1 etcd-2 etcd-3; do stop_one "$part"; done
+    for part in nginx replica-a replica-b sentinel redis-copy redis etcd-1 etcd-2 etcd-3; do stop_one "$part"; done
     say "stopped"
     ;;
   install) install_missing ;;

@@ -88,10 +88,48 @@ pub fn retention_ms(expires_s: u64, now_s: u64) -> u64 {
         .saturating_mul(1000)
 }
 
+/// Where the store finds the Redis to talk to.
+enum Source {
+    /// One Redis, named by its URL.
+    Direct(redis::Client),
+    /// Whichever Redis the Sentinels name as the primary of a group, asked again on every new
+    /// connection, so a failover is followed.
+    Sentinel {
+        sentinels: Mutex<redis::sentinel::SentinelClient>,
+        group: String,
+    },
+}
+
+/// Reads `redis+sentinel://HOST:PORT[,HOST:PORT…]/GROUP`: the Sentinels, and the name of the
+/// group whose primary holds the redemptions.
+pub fn parse_sentinel_url(url: &str) -> Result<(Vec<String>, String), String> {
+    let bad =
+        || format!("--redemption takes redis+sentinel://HOST:PORT[,HOST:PORT…]/GROUP, not {url:?}");
+    let rest = url.strip_prefix("redis+sentinel://").ok_or_else(bad)?;
+    let (hosts, group) = rest.split_once('/').ok_or_else(bad)?;
+    if group.is_empty()
+        || !group
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(bad());
+    }
+    let sentinels: Vec<String> = hosts.split(',').map(|h| format!("redis://{h}")).collect();
+    for h in hosts.split(',') {
+        let ok = h.rsplit_once(':').is_some_and(|(host, port)| {
+            !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0)
+        });
+        if !ok || h.contains(['@', '/', '?', '#', ' ']) {
+            return Err(bad());
+        }
+    }
+    Ok((sentinels, group.to_owned()))
+}
+
 /// A [`mrtr_core::redemption::RedemptionStore`] whose redemptions live in Redis, so every
 /// replica naming the same Redis refuses a ticket another already redeemed.
 pub struct RedisStore {
-    client: redis::Client,
+    client: Source,
     /// One connection, opened on first use and again after a failure.
     conn: Mutex<Option<redis::Connection>>,
     timeout: Duration,
@@ -107,7 +145,15 @@ pub struct RedisStore {
 impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisStore")
-            .field("server", &self.client.get_connection_info().addr())
+            .field(
+                "server",
+                &match &self.client {
+                    Source::Direct(c) => c.get_connection_info().addr().to_string(),
+                    Source::Sentinel { group, .. } => {
+                        format!("the primary of Sentinel group {group}")
+                    }
+                },
+            )
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
@@ -118,12 +164,28 @@ impl RedisStore {
     /// marks when the memory began if no replica has yet (see [`BEGAN_KEY`]); a server starts
     /// even while Redis is down, and connects later.
     pub fn open(url: &str, timeout: Duration, name: &str) -> Result<RedisStore, String> {
-        if !url.starts_with("redis://") {
+        let client = if url.starts_with("redis+sentinel://") {
+            let (sentinels, group) = parse_sentinel_url(url)?;
+            let sentinels = redis::sentinel::SentinelClient::build(
+                sentinels,
+                group.clone(),
+                None,
+                redis::sentinel::SentinelServerType::Master,
+            )
+            .map_err(|e| format!("--redemption {url:?}: {e}"))?;
+            Source::Sentinel {
+                sentinels: Mutex::new(sentinels),
+                group,
+            }
+        } else if url.starts_with("redis://") {
+            Source::Direct(
+                redis::Client::open(url).map_err(|e| format!("--redemption {url:?}: {e}"))?,
+            )
+        } else {
             return Err(format!(
-                "--redemption takes redis://HOST:PORT[/DB] or etcd://HOST:PORT[,HOST:PORT…], not {url:?}"
+                "--redemption takes redis://HOST:PORT[/DB], redis+sentinel://HOST:PORT[,…]/GROUP or etcd://HOST:PORT[,HOST:PORT…], not {url:?}"
             ));
-        }
-        let client = redis::Client::open(url).map_err(|e| format!("--redemption {url:?}: {e}"))?;
+        };
         let store = RedisStore {
             client,
             conn: Mutex::new(None),
@@ -274,7 +336,15 @@ impl RedisStore {
     /// A new connection, to a Redis that never evicts: one that evicts under memory
     /// pressure would forget redemptions silently, so it is refused as unavailable.
     fn connect(&self) -> redis::RedisResult<redis::Connection> {
-        let mut conn = self.client.get_connection_with_timeout(self.timeout)?;
+        let client = match &self.client {
+            Source::Direct(c) => c.clone(),
+            // Asks the Sentinels which Redis is the group's primary now.
+            Source::Sentinel { sentinels, .. } => sentinels
+                .lock()
+                .map_err(|_| redis::RedisError::from(std::io::Error::other("lock poisoned")))?
+                .get_client()?,
+        };
+        let mut conn = client.get_connection_with_timeout(self.timeout)?;
         conn.set_read_timeout(Some(self.timeout))?;
         conn.set_write_timeout(Some(self.timeout))?;
         let policy: Vec<String> = redis::cmd("CONFIG")
@@ -374,6 +444,29 @@ impl RedemptionStore for RedisStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sentinel_urls_name_sentinels_and_a_group() {
+        assert_eq!(
+            parse_sentinel_url("redis+sentinel://127.0.0.1:26379,h:26380/mrtr").unwrap(),
+            (
+                vec![
+                    "redis://127.0.0.1:26379".to_owned(),
+                    "redis://h:26380".to_owned()
+                ],
+                "mrtr".to_owned()
+            )
+        );
+        for bad in [
+            "redis+sentinel://127.0.0.1:26379",
+            "redis+sentinel://127.0.0.1:26379/",
+            "redis+sentinel://127.0.0.1/g",
+            "redis+sentinel://u@h:1/g",
+            "redis+sentinel://h:1/a b",
+        ] {
+            assert!(parse_sentinel_url(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn only_redis_urls_are_taken() {

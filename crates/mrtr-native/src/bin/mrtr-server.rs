@@ -45,7 +45,9 @@ struct Args {
     #[arg(long)]
     single_use: bool,
     /// Where single use remembers redemptions, shared by every replica that names it:
-    /// redis://HOST:PORT[/DB] (one Redis), or etcd://HOST:PORT[,HOST:PORT…] (an etcd
+    /// redis://HOST:PORT[/DB] (one Redis), redis+sentinel://HOST:PORT[,…]/GROUP (the
+    /// primary the Sentinels name, followed through a failover; replication is asynchronous,
+    /// so a failover can lose a redemption), or etcd://HOST:PORT[,HOST:PORT…] (an etcd
     /// cluster: a write is kept once a majority of its members has it, so one member may
     /// die). When it does not answer, redemptions are refused.
     #[arg(long, value_name = "URL", requires = "single_use")]

@@ -13,6 +13,8 @@ use super::{Endpoint, KEY};
 pub enum Store {
     /// One Redis.
     Redis,
+    /// A Redis primary, its asynchronous replica and one Sentinel that fails over to it.
+    Sentinel,
     /// Three etcd members.
     Etcd,
 }
@@ -93,6 +95,7 @@ impl Cluster {
                 "MRTR_CLUSTER_STORE",
                 match self.store {
                     Store::Redis => "redis",
+                    Store::Sentinel => "sentinel",
                     Store::Etcd => "etcd",
                 },
             )
