@@ -47,7 +47,7 @@ use etcd_client::{
 };
 use mrtr_core::redemption::{Lookup, Redemption, RedemptionStore};
 
-use crate::redis_store::retention_ms;
+use crate::redis_store::{owner_token, retention_ms};
 
 /// How long one etcd call may take before the store gives up: a commit waits for a
 /// majority's disk, and an election (etcd's default timeout is 1 s) answers nothing.
@@ -394,15 +394,9 @@ impl Settle {
 impl RedemptionStore for EtcdStore {
     fn redeem(&self, ticket_id: &str, issued_s: u64, expires_s: u64, now_s: u64) -> Redemption {
         let key = format!("{KEY_PREFIX}{ticket_id}");
-        let mut token = [0u8; 16];
-        if getrandom::fill(&mut token).is_err() {
-            eprintln!(
-                "[{}] redemption store: no randomness for an owner token",
-                self.name
-            );
+        let Some(owner) = owner_token(&self.name) else {
             return Redemption::Unavailable;
-        }
-        let owner = hex::encode(token);
+        };
         let retention_s = retention_ms(expires_s, now_s) / 1000;
         // Nothing was sent yet if there is no lease: refuse, nothing to undo.
         let Ok(lease) = self.lease_for(retention_s, now_s) else {

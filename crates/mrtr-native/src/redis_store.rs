@@ -77,6 +77,17 @@ enum Sent {
     Yes(redis::RedisError),
 }
 
+/// A claim's random owner token (16 bytes as hex): a store undoes only a claim that still
+/// holds its own token. `None`, logged under `store_name`, when there is no randomness.
+pub(crate) fn owner_token(store_name: &str) -> Option<String> {
+    let mut token = [0u8; 16];
+    if getrandom::fill(&mut token).is_err() {
+        eprintln!("[{store_name}] redemption store: no randomness for an owner token");
+        return None;
+    }
+    Some(hex::encode(token))
+}
+
 /// How long Redis keeps a redemption, from the replica's clock: the ticket's remaining life
 /// plus the skew allowance (a replica whose clock runs behind still finds the id while it
 /// would accept the ticket), at least one second.
@@ -368,15 +379,9 @@ impl RedisStore {
 impl RedemptionStore for RedisStore {
     fn redeem(&self, ticket_id: &str, issued_s: u64, expires_s: u64, now_s: u64) -> Redemption {
         let key = format!("{KEY_PREFIX}{ticket_id}");
-        let mut token = [0u8; 16];
-        if getrandom::fill(&mut token).is_err() {
-            eprintln!(
-                "[{}] redemption store: no randomness for an owner token",
-                self.name
-            );
+        let Some(owner) = owner_token(&self.name) else {
             return Redemption::Unavailable;
-        }
-        let owner = hex::encode(token);
+        };
         let mut cmd = redis::cmd("EVAL");
         cmd.arg(CLAIM_SCRIPT)
             .arg(2)
