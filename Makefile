@@ -27,6 +27,7 @@ lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p mrtr-lab --target wasm32-unknown-unknown --all-targets -- -D warnings
+	@scripts/fuzz.sh check
 
 test-native:
 	cargo test --workspace

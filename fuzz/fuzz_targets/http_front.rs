@@ -17,7 +17,6 @@ use serde_json::Value;
 
 fn front(opts: u8) -> HttpFront {
     let server = ServerOptions {
-        ttl_s: 120,
         single_use: opts & 2 != 0,
         seal: if opts & 4 != 0 {
             Seal::Sealed
@@ -25,10 +24,8 @@ fn front(opts: u8) -> HttpFront {
             Seal::Signed
         },
         keys: vec![("k1".into(), vec![42; 32])],
-        log_checks: false,
-        redemption: None,
         name: "fuzz".into(),
-        skip_checks: Vec::new(),
+        ..ServerOptions::default()
     }
     .build()
     .expect("the fuzz server builds");

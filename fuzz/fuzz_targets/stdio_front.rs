@@ -30,7 +30,6 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let server = ServerOptions {
-        ttl_s: 120,
         single_use: opts & 1 != 0,
         seal: if opts & 2 != 0 {
             Seal::Sealed
@@ -38,10 +37,8 @@ fuzz_target!(|data: &[u8]| {
             Seal::Signed
         },
         keys: vec![("k1".into(), vec![42; 32])],
-        log_checks: false,
-        redemption: None,
         name: "fuzz".into(),
-        skip_checks: Vec::new(),
+        ..ServerOptions::default()
     }
     .build()
     .expect("the fuzz server builds");

@@ -85,6 +85,26 @@ impl std::fmt::Debug for ServerOptions {
     }
 }
 
+/// One process, its own memory, signed tickets of the default lifetime, no key yet: callers
+/// name the fields they mean and take the rest with `..ServerOptions::default()`, so a field
+/// added later does not break them (the fuzz targets once did not build for a new field).
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            ttl_s: mrtr_core::ServerConfig::default().ttl_s,
+            single_use: false,
+            seal: Seal::default(),
+            keys: Vec::new(),
+            log_checks: false,
+            redemption: None,
+            name: "mrtr-server".into(),
+            skip_checks: Vec::new(),
+            single_use_capacity: MemoryStore::DEFAULT_CAPACITY,
+            unguarded_store: false,
+        }
+    }
+}
+
 impl ServerOptions {
     /// The engine these options describe, serving the full demo catalog, with a Redis
     /// redemption store when one is named. `Err` in a sentence for a lifetime out of range,
@@ -318,15 +338,9 @@ mod tests {
         }
         let opts = ServerOptions {
             ttl_s: u64::MAX,
-            single_use: false,
-            seal: Seal::Signed,
             keys: vec![("k1".into(), vec![1; 32])],
-            log_checks: false,
-            redemption: None,
             name: "t".into(),
-            skip_checks: Vec::new(),
-            single_use_capacity: MemoryStore::DEFAULT_CAPACITY,
-            unguarded_store: false,
+            ..ServerOptions::default()
         };
         assert!(opts.build().is_err(), "a library caller is held to it too");
     }
@@ -334,16 +348,11 @@ mod tests {
     #[test]
     fn debug_shows_no_key_and_no_redis_password() {
         let opts = ServerOptions {
-            ttl_s: 120,
             single_use: true,
-            seal: Seal::Signed,
             keys: vec![("k1".into(), b"0123456789abcdef0123456789abcdef".to_vec())],
-            log_checks: false,
             redemption: Some("redis://admin:hunter2@127.0.0.1:6379/0".into()),
             name: "t".into(),
-            skip_checks: Vec::new(),
-            single_use_capacity: MemoryStore::DEFAULT_CAPACITY,
-            unguarded_store: false,
+            ..ServerOptions::default()
         };
         let shown = format!("{opts:?}");
         for secret in ["0123456789abcdef", "48, 49, 50", "hunter2", "admin"] {
@@ -407,16 +416,9 @@ mod tests {
             assert!(!e.contains(&hex) && !e.contains("abcd"), "{e}");
         }
         let opts = ServerOptions {
-            ttl_s: 120,
-            single_use: false,
-            seal: Seal::Signed,
             keys: vec![("k1".into(), vec![1; 32]), ("k1".into(), vec![2; 32])],
-            log_checks: false,
-            redemption: None,
             name: "t".into(),
-            skip_checks: Vec::new(),
-            single_use_capacity: MemoryStore::DEFAULT_CAPACITY,
-            unguarded_store: false,
+            ..ServerOptions::default()
         };
         assert!(opts.build().unwrap_err().contains("k1"));
         let opts = ServerOptions {

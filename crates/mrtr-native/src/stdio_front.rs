@@ -205,16 +205,9 @@ mod tests {
 
     fn test_server() -> Server {
         crate::ServerOptions {
-            ttl_s: 120,
-            single_use: false,
-            seal: Default::default(),
             keys: vec![("k1".into(), vec![1; 32])],
-            log_checks: false,
-            redemption: None,
             name: "test".into(),
-            skip_checks: Vec::new(),
-            single_use_capacity: mrtr_core::redemption::MemoryStore::DEFAULT_CAPACITY,
-            unguarded_store: false,
+            ..crate::ServerOptions::default()
         }
         .build()
         .unwrap()
