@@ -56,6 +56,14 @@ impl Answered {
     }
 }
 
+/// The task a call was answered with (`resultType: "task"`), for a client that declared the
+/// tasks extension; `None` for any other response.
+pub fn created_task(response: &Value) -> Option<&Value> {
+    let result = response.get("result")?;
+    (response.get("error").is_none() && ResultType::of(result) == Ok(ResultType::Task))
+        .then_some(result)
+}
+
 /// Reads a JSON-RPC response. The `id` is not checked: whose answer it is is the caller's
 /// question (the client matches it to its request).
 pub fn classify(response: &Value) -> Answered {
@@ -72,6 +80,11 @@ pub fn classify(response: &Value) -> Answered {
             match ResultType::of(result) {
                 Ok(ResultType::Complete) => Answered::Complete(result.clone()),
                 Ok(ResultType::InputRequired) => Answered::InputRequired(result.clone()),
+                // Read only by a client that declared the extension ([`created_task`]).
+                Ok(ResultType::Task) => Answered::Malformed(
+                    "resultType \"task\" answers only a request that declared the tasks extension"
+                        .into(),
+                ),
                 Err(why) => Answered::Malformed(why),
             }
         }
@@ -163,7 +176,17 @@ mod tests {
         );
         assert!(malformed(json!({"error": {"code": 1, "message": 7}})).contains("not text"));
         assert!(malformed(json!({"error": "refused"})).contains("without a \"code\""));
-        assert!(malformed(json!({"result": {"resultType": "task"}})).contains("unknown resultType"));
+        // A task is an answer only to a request that declared the extension.
+        let task = json!({"result": {"resultType": "task", "taskId": "t"}});
+        assert!(malformed(task.clone()).contains("declared the tasks extension"));
+        assert_eq!(created_task(&task), Some(&task["result"]));
+        assert_eq!(
+            created_task(&json!({"result": {"resultType": "complete"}})),
+            None
+        );
+        assert!(
+            malformed(json!({"result": {"resultType": "later"}})).contains("unknown resultType")
+        );
         assert!(malformed(json!({"result": {"resultType": 3}})).contains("unknown resultType"));
         assert!(malformed(json!({"result": "done"})).contains("not an object"));
     }

@@ -66,6 +66,11 @@ pub enum Outcome {
     },
     /// The call fails with this error.
     Error(RpcError),
+    /// The call goes on as a task running the tool's work ([`Tool::work`]), started with
+    /// this seed (what the work needs: the arguments, and what earlier rounds brought).
+    /// Answered with a task only to a request that declared the tasks extension; -32021 to
+    /// any other.
+    StartTask(Value),
 }
 
 impl Outcome {
@@ -98,6 +103,8 @@ pub struct Tool {
     pub input_schema: Value,
     /// What runs it.
     pub handler: Handler,
+    /// The work it runs as a task, when its handler starts one ([`Outcome::StartTask`]).
+    pub work: Option<crate::tasks::TaskWork>,
 }
 
 /// A prompt, as `prompts/list` lists it and `prompts/get` runs it.
@@ -214,6 +221,14 @@ impl Catalog {
                 }),
             _ => None,
         }
+    }
+
+    /// The task work of the tool named `name`, if it runs tasks.
+    pub fn task_work(&self, name: &str) -> Option<crate::tasks::TaskWork> {
+        self.tools
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.work)
     }
 
     /// The `tools` array of a `tools/list` result.

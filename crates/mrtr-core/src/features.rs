@@ -24,6 +24,7 @@ pub fn catalog() -> Catalog {
         description,
         input_schema: no_args(),
         handler,
+        work: None,
     };
     Catalog {
         tools: vec![
@@ -75,6 +76,7 @@ pub fn catalog() -> Catalog {
                     "required": ["region"],
                 }),
                 handler: param_header,
+                work: None,
             },
             Tool {
                 name: "json_schema_2020_12_tool",
@@ -98,6 +100,7 @@ pub fn catalog() -> Catalog {
                     "additionalProperties": false,
                 }),
                 handler: json_schema_tool,
+                work: None,
             },
         ],
         prompts: vec![

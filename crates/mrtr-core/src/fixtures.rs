@@ -1,4 +1,5 @@
-//! The lesson's `deploy` tool and every fixture the official conformance scenarios call.
+//! The lesson's `deploy` tool and every fixture the official conformance scenarios call
+//! (the tasks extension's: [`crate::task_fixtures`]).
 
 use serde_json::{json, Value};
 
@@ -9,7 +10,9 @@ use crate::wire::{InputKind, InputRequest, InputResponse};
 /// The catalogue of the native server: the conformance suite's feature fixtures first
 /// (the suite calls the first listed tool with no arguments), then the lab's own.
 pub fn full_catalog() -> Catalog {
-    crate::features::catalog().and(catalog())
+    crate::features::catalog()
+        .and(catalog())
+        .and(crate::task_fixtures::conformance_catalog())
 }
 
 /// The lab's catalogue: the deploy tool and the MRTR fixtures the page runs.
@@ -25,6 +28,7 @@ pub fn catalog() -> Catalog {
                     "required": ["env"],
                 }),
                 handler: deploy,
+                work: None,
             },
             fixture(
                 "test_input_required_result_elicitation",
@@ -66,7 +70,10 @@ pub fn catalog() -> Catalog {
                 "Asks only for what the client declared.",
                 capabilities,
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(crate::task_fixtures::lab_tools())
+        .collect(),
         prompts: vec![Prompt {
             name: "test_input_required_result_prompt",
             description: "A prompt that asks for context first.",
@@ -94,10 +101,11 @@ fn fixture(
         description,
         input_schema: json!({"type": "object", "properties": {}}),
         handler,
+        work: None,
     }
 }
 
-fn confirm_schema() -> Value {
+pub(crate) fn confirm_schema() -> Value {
     json!({
         "type": "object",
         "properties": {"confirm": {"type": "boolean", "title": "Confirm", "description": "Go ahead?"}},
@@ -169,7 +177,7 @@ fn elicitation(inv: &Invocation<'_>) -> Outcome {
     Outcome::ask("user_name", name_request(), None)
 }
 
-fn name_request() -> InputRequest {
+pub(crate) fn name_request() -> InputRequest {
     InputRequest::elicit(
         "What is your name?",
         json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),

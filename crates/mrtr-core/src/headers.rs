@@ -102,6 +102,18 @@ impl ParamHeader {
     }
 }
 
+/// The param whose value a request's `Mcp-Name` header carries, for the methods that have
+/// one: a tool's or prompt's `name`, a resource's `uri`, a task's `taskId`. The one rule both
+/// ends use (the client to send the header, the server to hold it to the body).
+pub fn name_param(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    }
+}
+
 /// The `x-mcp-header` parameters of each tool, learnt from `tools/list` results.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mirrored(BTreeMap<String, Vec<ParamHeader>>);
@@ -141,10 +153,9 @@ impl Mirrored {
             return h;
         };
         h.push(("Mcp-Method".into(), m.to_owned()));
-        let key = if m == "resources/read" { "uri" } else { "name" };
-        if !matches!(m, "tools/call" | "prompts/get" | "resources/read") {
+        let Some(key) = name_param(m) else {
             return h;
-        }
+        };
         if let Some(n) = msg
             .pointer(&format!("/params/{key}"))
             .and_then(Value::as_str)

@@ -15,6 +15,8 @@
 //!   bearer-token convention of the lesson (`Principal::from_bearer`). Not the protocol.
 //! - [`client`]: the client engine.
 //! - [`legacy`]: one connection serving both eras, with the 2025-11-25 shim.
+//! - [`tasks`]: the tasks extension: a call answered with a task, read, answered and
+//!   cancelled by later requests that any replica sharing the task store can serve.
 
 pub mod answered;
 pub mod canonical;
@@ -31,6 +33,9 @@ pub mod headers;
 pub mod legacy;
 pub mod redemption;
 pub mod server;
+#[cfg(feature = "demo")]
+pub mod task_fixtures;
+pub mod tasks;
 pub mod ticket;
 pub mod wire;
 

@@ -12,6 +12,7 @@ use crate::checks::{verify, Check, CheckPolicy, Presented, Refusal, Status, Verd
 use crate::entropy::{Clock, Entropy};
 use crate::error::RpcError;
 use crate::redemption::{Lookup, MemoryStore, Redemption, RedemptionStore};
+use crate::tasks::{MemoryTaskStore, TaskEvent, TaskStore};
 use crate::ticket::{Claims, Codec, MintError, Principal};
 use crate::wire::{
     input_required_result, may_require_input, ClientCapabilities, Envelope, InputRequest,
@@ -35,6 +36,10 @@ pub struct ServerConfig {
     /// only to show that. Off, a ticket minted on the ask-again path keeps the id and
     /// expiry of the one it replaces.
     pub naive_ask_again: bool,
+    /// How long a task is kept after it was created (`ttlMs`), in milliseconds.
+    pub task_ttl_ms: u64,
+    /// How often a client should poll a task (`pollIntervalMs`), in milliseconds.
+    pub task_poll_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -45,6 +50,8 @@ impl Default for ServerConfig {
             ttl_s: 120,
             policy: CheckPolicy::default(),
             naive_ask_again: false,
+            task_ttl_ms: 600_000,
+            task_poll_ms: 1_000,
         }
     }
 }
@@ -82,6 +89,8 @@ pub enum TraceEvent {
     },
     /// The handler sent a notification (progress) before its result.
     Notified(Value),
+    /// A task was started, changed, answered, or an answer to it ignored.
+    Task(TaskEvent),
 }
 
 /// One answer of the engine.
@@ -153,6 +162,8 @@ pub struct Server {
     /// The tools, prompts and resources it offers, with their handlers.
     pub catalog: Catalog,
     store: Box<dyn RedemptionStore + Send + Sync>,
+    /// Where its tasks live (shared by replicas that serve each other's tasks).
+    pub(crate) tasks: Box<dyn TaskStore + Send + Sync>,
 }
 
 impl std::fmt::Debug for Server {
@@ -173,6 +184,7 @@ impl Server {
             codec,
             catalog,
             store: Box::new(MemoryStore::default()),
+            tasks: Box::new(MemoryTaskStore::default()),
         }
     }
 
@@ -191,6 +203,17 @@ impl Server {
     pub fn with_store(mut self, store: Box<dyn RedemptionStore + Send + Sync>) -> Server {
         self.store = store;
         self
+    }
+
+    /// Replaces the task store (a shared one lets any replica serve a task another started).
+    pub fn with_task_store(mut self, tasks: Box<dyn TaskStore + Send + Sync>) -> Server {
+        self.tasks = tasks;
+        self
+    }
+
+    /// Live tasks its task store knows of.
+    pub fn task_count(&self) -> usize {
+        self.tasks.len()
     }
 
     /// Redemptions its store knows of (a remote store counts only this holder's own).
@@ -270,6 +293,9 @@ impl Server {
             }
             "completion/complete" => self.complete(params),
             m if may_require_input(m) => self.call(m, params, &caps, ctx, &mut trace),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                self.task_method(method, params, &caps, ctx, &mut trace)
+            }
             other => return refuse(Some(&id), RpcError::method_not_found(other), 404, trace),
         };
         match result {
@@ -356,7 +382,8 @@ impl Server {
             "resultType": "complete",
             "supportedVersions": [MODERN_VERSION],
             // No listChanged: this server's catalogue never changes while it runs.
-            "capabilities": {"tools": {}, "prompts": {}, "resources": {}, "completions": {}},
+            "capabilities": {"tools": {}, "prompts": {}, "resources": {}, "completions": {},
+                "extensions": {(crate::tasks::EXTENSION): {}}},
             "instructions": "MRTR Lab: call deploy {\"env\": \"staging\"} and answer the confirmation.",
             "ttlMs": 3_600_000,
             "cacheScope": "public",
@@ -445,6 +472,29 @@ impl Server {
             Outcome::Error(e) => {
                 settle(false);
                 Err(record_refusal(trace, e, "the handler returned an error"))
+            }
+            Outcome::StartTask(seed) => {
+                // The flow's work is now the task's: the ticket is spent once the task
+                // exists, and given back if none could be started. (The naive server claims
+                // only now, as it does when its work completes.)
+                if let Some(flow) = opened
+                    .lineage
+                    .as_ref()
+                    .filter(|_| single_use && !claim_first)
+                {
+                    self.claim(flow, round.now_s, trace)?;
+                    self.store.settle(&flow.tid, true);
+                }
+                match self.start_task(round.target, seed, caps, ctx, trace) {
+                    Ok(created) => {
+                        settle(true);
+                        Ok(created)
+                    }
+                    Err(e) => {
+                        settle(false);
+                        Err(record_refusal(trace, e, "no task was started"))
+                    }
+                }
             }
             Outcome::InputRequired { requests, state } => {
                 // Not done: the flow goes on under its next ticket, which must be redeemable.
@@ -865,7 +915,7 @@ fn cache_hints(body: &mut Value, retried: bool) {
 }
 
 /// Puts `resultType` first, then the body's own fields.
-fn with_result_type(kind: &str, body: Value) -> Value {
+pub(crate) fn with_result_type(kind: &str, body: Value) -> Value {
     let mut m = Map::new();
     m.insert("resultType".into(), json!(kind));
     if let Value::Object(b) = body {

@@ -285,6 +285,9 @@ pub struct ClientCapabilities {
     pub sampling_tools: bool,
     /// `roots`: it can list its roots.
     pub roots: bool,
+    /// `extensions["io.modelcontextprotocol/tasks"]`: it can read a task (a call may then be
+    /// answered with one; see [`crate::tasks`]).
+    pub tasks: bool,
 }
 
 impl ClientCapabilities {
@@ -306,6 +309,10 @@ impl ClientCapabilities {
             caps.sampling_tools = s.get("tools").is_some_and(Value::is_object);
         }
         caps.roots = obj.get("roots").is_some_and(Value::is_object);
+        caps.tasks = obj
+            .get("extensions")
+            .and_then(|e| e.get(crate::tasks::EXTENSION))
+            .is_some_and(Value::is_object);
         caps
     }
 
@@ -333,6 +340,9 @@ impl ClientCapabilities {
         if self.roots {
             m.insert("roots".into(), json!({}));
         }
+        if self.tasks {
+            m.insert("extensions".into(), json!({(crate::tasks::EXTENSION): {}}));
+        }
         Value::Object(m)
     }
 
@@ -344,6 +354,7 @@ impl ClientCapabilities {
             sampling: true,
             sampling_tools: true,
             roots: true,
+            tasks: true,
         }
     }
 
@@ -454,6 +465,9 @@ pub enum ResultType {
     /// The server needs input first: `inputRequests`, and usually a `requestState` to
     /// send back.
     InputRequired,
+    /// The call goes on as a task (the tasks extension): valid only as the answer to a
+    /// request that declared it.
+    Task,
 }
 
 impl ResultType {
@@ -462,6 +476,7 @@ impl ResultType {
         match self {
             ResultType::Complete => "complete",
             ResultType::InputRequired => "input_required",
+            ResultType::Task => "task",
         }
     }
 
@@ -471,6 +486,7 @@ impl ResultType {
             None | Some(Value::Null) => Ok(ResultType::Complete),
             Some(Value::String(s)) if s == "complete" => Ok(ResultType::Complete),
             Some(Value::String(s)) if s == "input_required" => Ok(ResultType::InputRequired),
+            Some(Value::String(s)) if s == "task" => Ok(ResultType::Task),
             Some(other) => Err(format!("unknown resultType {other}")),
         }
     }
@@ -934,7 +950,11 @@ mod tests {
             ResultType::of(&json!({"resultType": "complete"})),
             Ok(ResultType::Complete)
         );
-        assert!(ResultType::of(&json!({"resultType": "task"})).is_err());
+        assert_eq!(
+            ResultType::of(&json!({"resultType": "task"})),
+            Ok(ResultType::Task)
+        );
+        assert!(ResultType::of(&json!({"resultType": "later"})).is_err());
         assert!(ResultType::of(&json!({"resultType": 3})).is_err());
     }
 

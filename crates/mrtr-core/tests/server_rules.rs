@@ -701,6 +701,7 @@ fn the_server_never_mints_a_ticket_it_would_refuse() {
                 description: "keeps a lot",
                 input_schema: json!({"type": "object"}),
                 handler: hoard,
+                work: None,
             }],
             ..Default::default()
         },

@@ -495,10 +495,8 @@ pub fn check_headers(
     compare("MCP-Protocol-Version", h.as_deref(), version)?;
     let h = header_value(headers, "mcp-method")?;
     compare("Mcp-Method", h.as_deref(), method)?;
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return Ok(()),
+    let Some(key) = mrtr_core::headers::name_param(method) else {
+        return Ok(());
     };
     let Some(name) = params_in_body
         .and_then(|p| p.get(key))

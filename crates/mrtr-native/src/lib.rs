@@ -310,6 +310,26 @@ pub fn describe(event: &TraceEvent) -> String {
                 .and_then(serde_json::Value::as_str)
                 .unwrap_or("a notification")
         ),
+        TraceEvent::Task(e) => {
+            use mrtr_core::tasks::TaskEvent;
+            match e {
+                TaskEvent::Created { id, status } => {
+                    format!("started task {id} ({})", status.as_str())
+                }
+                TaskEvent::Moved { id, from, to } => {
+                    format!("task {id}: {} -> {}", from.as_str(), to.as_str())
+                }
+                TaskEvent::Answered { id, keys } => {
+                    format!("task {id}: answered {}", keys.join(", "))
+                }
+                TaskEvent::Ignored { id, keys } => {
+                    format!(
+                        "task {id}: ignored answers under {} (not open)",
+                        keys.join(", ")
+                    )
+                }
+            }
+        }
     }
 }
 

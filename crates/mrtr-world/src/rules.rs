@@ -216,6 +216,7 @@ pub fn all_caps() -> Vec<ClientCapabilities> {
             sampling: b & 4 != 0,
             sampling_tools: false,
             roots: b & 8 != 0,
+            tasks: false,
         })
         .collect()
 }

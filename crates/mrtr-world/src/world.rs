@@ -231,6 +231,8 @@ impl World {
                 },
                 // The lab's deploy sends no progress.
                 TraceEvent::Asked { .. } | TraceEvent::Notified(_) => continue,
+                // The lesson's world does not run tasks.
+                TraceEvent::Task(_) => continue,
             };
             self.push(kind);
         }
