@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::answered::{classify, Answered};
+use crate::answered::{classify, created_task, Answered};
 use crate::error::{
     RpcError, HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
 };
@@ -93,6 +93,8 @@ pub enum CallError {
     TooManyRounds,
     /// The host declined a request that has no decline shape (sampling).
     Declined(String),
+    /// The call ran as a task, and the task was cancelled before it finished.
+    Cancelled,
 }
 
 impl std::fmt::Display for CallError {
@@ -104,6 +106,7 @@ impl std::fmt::Display for CallError {
                 write!(f, "gave up after {MAX_ROUNDS} rounds of input_required")
             }
             CallError::Declined(k) => write!(f, "the host declined {k:?}"),
+            CallError::Cancelled => write!(f, "the task was cancelled before it finished"),
         }
     }
 }
@@ -117,6 +120,14 @@ pub enum Step {
     Complete(Value),
     /// The call failed; nothing more is sent for it.
     Failed(CallError),
+    /// The call goes on as a task: send this task request (a poll, or the answers) once
+    /// `after_ms` milliseconds have passed (the task's `pollIntervalMs`; 0 to send at once).
+    Task {
+        /// How long to wait first.
+        after_ms: u64,
+        /// `tasks/get` or `tasks/update`.
+        request: Value,
+    },
 }
 
 /// One logical call across its rounds.
@@ -132,7 +143,47 @@ pub struct PendingCall {
     pub current_id: RequestId,
     /// Every id used so far, oldest first.
     pub ids: Vec<RequestId>,
+    /// Set once the server answered with a task: the call goes on through it.
+    pub task: Option<FollowedTask>,
 }
+
+/// A task the call became, as the client follows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FollowedTask {
+    /// Its id.
+    pub id: String,
+    /// Its status when last read.
+    pub status: String,
+    /// How often the server asks to be polled (`pollIntervalMs`).
+    pub poll_ms: u64,
+    /// How long it is kept (`ttlMs`; `None`: unlimited).
+    pub ttl_ms: Option<u64>,
+    /// How long the client has waited between polls so far.
+    pub waited_ms: u64,
+    /// Keys already answered: a question is never answered twice (polls repeat the open ones
+    /// until the server has taken the answer).
+    pub answered: Vec<String>,
+    /// Polls sent.
+    pub polls: u32,
+    /// What the request now out is.
+    pub out: TaskRequest,
+}
+
+/// Which task request is out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskRequest {
+    /// `tasks/get`.
+    Poll,
+    /// `tasks/update` with answers.
+    Answers,
+}
+
+/// Polls allowed for a task whose time to live is unlimited, before the client gives up.
+pub const MAX_POLLS: u32 = 10_000;
+/// The poll interval used when a task names none, and the bounds put on the one it names
+/// (a server cannot make the client spin, nor wait longer than a minute between polls).
+pub const DEFAULT_POLL_MS: u64 = 1_000;
+const POLL_BOUNDS_MS: (u64, u64) = (50, 60_000);
 
 /// A 2026-07-28 client.
 #[derive(Clone, Debug)]
@@ -211,6 +262,7 @@ impl Client {
                 round: 1,
                 current_id: id.clone(),
                 ids: vec![id],
+                task: None,
             },
             msg,
         )
@@ -226,20 +278,25 @@ impl Client {
         if response.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             return Step::Failed(CallError::Protocol("\"jsonrpc\" must be \"2.0\"".into()));
         }
+        if call.task.is_some() {
+            return self.follow_task(call, response, host);
+        }
+        if self.envelope.capabilities.tasks {
+            if let Some(created) = created_task(response) {
+                if let Err(why) = answers_current(call, response) {
+                    return Step::Failed(CallError::Protocol(why));
+                }
+                return self.start_following(call, created);
+            }
+        }
         let (result, asks) = match classify(response) {
             Answered::Error(error) => return Step::Failed(CallError::Rpc(error)),
             Answered::Malformed(why) => return Step::Failed(CallError::Protocol(why)),
             Answered::Complete(result) => (result, false),
             Answered::InputRequired(result) => (result, true),
         };
-        let Some(id) = response.get("id").and_then(RequestId::from_value) else {
-            return Step::Failed(CallError::Protocol("a response needs an \"id\"".into()));
-        };
-        if id != call.current_id {
-            return Step::Failed(CallError::Protocol(format!(
-                "response id {id} does not match request id {}",
-                call.current_id
-            )));
+        if let Err(why) = answers_current(call, response) {
+            return Step::Failed(CallError::Protocol(why));
         }
         if !asks {
             return Step::Complete(result);
@@ -253,25 +310,10 @@ impl Client {
             Some(Value::Object(reqs)) => {
                 let mut answers = Map::new();
                 for (key, raw) in reqs {
-                    let req = match InputRequest::from_value(raw) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            return Step::Failed(CallError::Protocol(format!(
-                                "inputRequests[{key:?}]: {e}"
-                            )))
-                        }
+                    match answer_one(key, raw, host) {
+                        Ok(a) => answers.insert(key.clone(), a),
+                        Err(e) => return Step::Failed(e),
                     };
-                    let answer = match &req {
-                        InputRequest::ElicitForm { .. } | InputRequest::ElicitUrl { .. } => {
-                            host.elicit(key, &req)
-                        }
-                        InputRequest::Sampling { .. } => match host.sample(key, &req) {
-                            Some(a) => a,
-                            None => return Step::Failed(CallError::Declined(key.clone())),
-                        },
-                        InputRequest::Roots => host.roots(key),
-                    };
-                    answers.insert(key.clone(), answer);
                 }
                 if !answers.is_empty() {
                     extra.insert("inputResponses".into(), Value::Object(answers));
@@ -307,13 +349,210 @@ impl Client {
         Step::Retry(msg)
     }
 
-    /// Runs a whole call against `send` (one request in, one response out).
+    /// Starts following the task a call was answered with: poll it (at once if it already
+    /// waits for input).
+    fn start_following(&mut self, call: &mut PendingCall, created: &Value) -> Step {
+        let Some(id) = created.get("taskId").and_then(Value::as_str) else {
+            return Step::Failed(CallError::Protocol(
+                "a task result needs a string \"taskId\"".into(),
+            ));
+        };
+        let status = created
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or("working")
+            .to_owned();
+        let mut task = FollowedTask {
+            id: id.to_owned(),
+            status,
+            poll_ms: poll_interval(created),
+            ttl_ms: created.get("ttlMs").and_then(Value::as_u64),
+            waited_ms: 0,
+            answered: Vec::new(),
+            polls: 0,
+            out: TaskRequest::Poll,
+        };
+        let after_ms = if task.status == "working" {
+            task.poll_ms
+        } else {
+            0
+        };
+        let step = self.poll(call, &mut task, after_ms);
+        call.task = Some(task);
+        step
+    }
+
+    /// Reads the answer to a task request and decides the next one: poll again, answer the
+    /// open questions, or end with the task's result, error or cancellation.
+    fn follow_task(
+        &mut self,
+        call: &mut PendingCall,
+        response: &Value,
+        host: &mut dyn Host,
+    ) -> Step {
+        let Some(mut task) = call.task.take() else {
+            return Step::Failed(CallError::Protocol("no task is being followed".into()));
+        };
+        let step = self.follow_task_step(call, &mut task, response, host);
+        call.task = Some(task);
+        step
+    }
+
+    fn follow_task_step(
+        &mut self,
+        call: &mut PendingCall,
+        task: &mut FollowedTask,
+        response: &Value,
+        host: &mut dyn Host,
+    ) -> Step {
+        if let Err(why) = answers_current(call, response) {
+            return Step::Failed(CallError::Protocol(why));
+        }
+        let result = match classify(response) {
+            Answered::Complete(r) => r,
+            Answered::Error(e) => return Step::Failed(CallError::Rpc(e)),
+            Answered::InputRequired(_) => {
+                return Step::Failed(CallError::Protocol(
+                    "a task request was answered with input_required; a task's questions come in tasks/get".into(),
+                ))
+            }
+            Answered::Malformed(why) => return Step::Failed(CallError::Protocol(why)),
+        };
+        if task.out == TaskRequest::Answers {
+            // The acknowledgement: read the task again (its answered questions are closed).
+            return self.poll(call, task, 0);
+        }
+        if result.get("taskId").and_then(Value::as_str) != Some(task.id.as_str()) {
+            return Step::Failed(CallError::Protocol(format!(
+                "tasks/get for {} answered about another task",
+                task.id
+            )));
+        }
+        task.poll_ms = poll_interval(&result);
+        let status = result.get("status").and_then(Value::as_str).unwrap_or("");
+        task.status = status.to_owned();
+        match status {
+            "working" => self.poll(call, task, task.poll_ms),
+            "input_required" => self.answer_task(call, task, &result, host),
+            "completed" => match result.get("result") {
+                Some(r @ Value::Object(_)) => Step::Complete(r.clone()),
+                _ => Step::Failed(CallError::Protocol(
+                    "a completed task needs its \"result\"".into(),
+                )),
+            },
+            "failed" => match result
+                .get("error")
+                .and_then(crate::error::RpcError::from_value)
+            {
+                Some(e) => Step::Failed(CallError::Rpc(e)),
+                None => Step::Failed(CallError::Protocol(
+                    "a failed task needs its \"error\" {code, message}".into(),
+                )),
+            },
+            "cancelled" => Step::Failed(CallError::Cancelled),
+            other => Step::Failed(CallError::Protocol(format!(
+                "unknown task status {other:?}"
+            ))),
+        }
+    }
+
+    /// Answers the task's open questions not answered before (a poll may repeat one the
+    /// server has not taken yet: never answer it twice), or polls again when none is new.
+    fn answer_task(
+        &mut self,
+        call: &mut PendingCall,
+        task: &mut FollowedTask,
+        result: &Value,
+        host: &mut dyn Host,
+    ) -> Step {
+        let Some(open) = result.get("inputRequests").and_then(Value::as_object) else {
+            return Step::Failed(CallError::Protocol(
+                "a task in input_required needs \"inputRequests\"".into(),
+            ));
+        };
+        let mut answers = Map::new();
+        for (key, raw) in open {
+            if task.answered.contains(key) {
+                continue;
+            }
+            match answer_one(key, raw, host) {
+                Ok(a) => {
+                    answers.insert(key.clone(), a);
+                }
+                Err(e) => return Step::Failed(e),
+            }
+        }
+        if answers.is_empty() {
+            return self.poll(call, task, task.poll_ms);
+        }
+        task.answered.extend(answers.keys().cloned());
+        task.out = TaskRequest::Answers;
+        let mut params = Map::new();
+        params.insert("taskId".into(), json!(task.id));
+        params.insert("inputResponses".into(), Value::Object(answers));
+        let (id, msg) = self.build("tasks/update", &params, Map::new());
+        call.current_id = id.clone();
+        call.ids.push(id);
+        Step::Task {
+            after_ms: 0,
+            request: msg,
+        }
+    }
+
+    /// `tasks/get` for the task, after `after_ms`, unless the task has outlived its time to
+    /// live or the client its polls.
+    fn poll(&mut self, call: &mut PendingCall, task: &mut FollowedTask, after_ms: u64) -> Step {
+        task.waited_ms = task.waited_ms.saturating_add(after_ms);
+        task.polls += 1;
+        if task.ttl_ms.is_some_and(|ttl| task.waited_ms > ttl) {
+            return Step::Failed(CallError::Protocol(format!(
+                "the task {} did not finish within its ttlMs",
+                task.id
+            )));
+        }
+        if task.polls > MAX_POLLS {
+            return Step::Failed(CallError::Protocol(format!(
+                "gave up on the task {} after {MAX_POLLS} polls",
+                task.id
+            )));
+        }
+        task.out = TaskRequest::Poll;
+        let (id, msg) = self.task_request("tasks/get", &task.id);
+        call.current_id = id.clone();
+        call.ids.push(id);
+        Step::Task {
+            after_ms,
+            request: msg,
+        }
+    }
+
+    /// A `tasks/get` or `tasks/cancel` for `task_id` (the page's cancel button, a CLI's ^C).
+    pub fn task_request(&mut self, method: &str, task_id: &str) -> (RequestId, Value) {
+        let mut params = Map::new();
+        params.insert("taskId".into(), json!(task_id));
+        self.build(method, &params, Map::new())
+    }
+
+    /// Runs a whole call against `send` (one request in, one response out). A task's polls
+    /// follow one another without waiting: a driver with a clock uses [`Client::run_waiting`].
     pub fn run(
         &mut self,
         method: &str,
         params: Value,
         host: &mut dyn Host,
         send: &mut dyn FnMut(&Value) -> Result<Value, String>,
+    ) -> (Vec<Value>, Result<Value, CallError>) {
+        self.run_waiting(method, params, host, send, &mut |_| {})
+    }
+
+    /// [`Client::run`], calling `wait` with each pause a task asks for before its next poll.
+    pub fn run_waiting(
+        &mut self,
+        method: &str,
+        params: Value,
+        host: &mut dyn Host,
+        send: &mut dyn FnMut(&Value) -> Result<Value, String>,
+        wait: &mut dyn FnMut(u64),
     ) -> (Vec<Value>, Result<Value, CallError>) {
         let mut log = Vec::new();
         let (mut call, mut msg) = self.begin(method, params);
@@ -326,11 +565,50 @@ impl Client {
             log.push(resp.clone());
             match self.on_response(&mut call, &resp, host) {
                 Step::Retry(next) => msg = next,
+                Step::Task { after_ms, request } => {
+                    wait(after_ms);
+                    msg = request;
+                }
                 Step::Complete(r) => return (log, Ok(r)),
                 Step::Failed(e) => return (log, Err(e)),
             }
         }
     }
+}
+
+/// The response must answer the request now out: same id.
+fn answers_current(call: &PendingCall, response: &Value) -> Result<(), String> {
+    let Some(id) = response.get("id").and_then(RequestId::from_value) else {
+        return Err("a response needs an \"id\"".into());
+    };
+    if id != call.current_id {
+        return Err(format!(
+            "response id {id} does not match request id {}",
+            call.current_id
+        ));
+    }
+    Ok(())
+}
+
+/// The task's `pollIntervalMs`, kept within bounds (the default when absent).
+fn poll_interval(task: &Value) -> u64 {
+    task.get("pollIntervalMs")
+        .and_then(Value::as_u64)
+        .unwrap_or(DEFAULT_POLL_MS)
+        .clamp(POLL_BOUNDS_MS.0, POLL_BOUNDS_MS.1)
+}
+
+/// The host's answer to one embedded request (the same in an MRTR round and in a task).
+fn answer_one(key: &str, raw: &Value, host: &mut dyn Host) -> Result<Value, CallError> {
+    let req = InputRequest::from_value(raw)
+        .map_err(|e| CallError::Protocol(format!("inputRequests[{key:?}]: {e}")))?;
+    Ok(match &req {
+        InputRequest::ElicitForm { .. } | InputRequest::ElicitUrl { .. } => host.elicit(key, &req),
+        InputRequest::Sampling { .. } => host
+            .sample(key, &req)
+            .ok_or_else(|| CallError::Declined(key.to_owned()))?,
+        InputRequest::Roots => host.roots(key),
+    })
 }
 
 /// What a `server/discover` probe says about a stdio server's era (the spec's backward

@@ -279,3 +279,133 @@ fn a_malformed_input_request_is_a_protocol_error() {
         Step::Failed(CallError::Protocol(_))
     ));
 }
+
+/// The client follows a task on a clock that only moves when it waits: the full catalogue's
+/// server, bob calling, `caps` declared.
+fn run_task(
+    caps: ClientCapabilities,
+    name: &str,
+    args: Value,
+) -> (Vec<Value>, Result<Value, CallError>, u64) {
+    use mrtr_core::ticket::{Keyring, Seal};
+    let mut s = mrtr_core::Server::new(
+        mrtr_core::ServerConfig::default(),
+        mrtr_core::Codec::new(
+            Keyring::new(mrtr_core::Key::new("k1", SECRET).unwrap()),
+            Seal::Signed,
+        ),
+        mrtr_core::fixtures::full_catalog(),
+    );
+    let mut c = Client::new(caps, "test-client", "1.0.0");
+    let mut host = AgreeableHost::with(json!({"confirm": true, "name": "Alice"}));
+    let now = std::cell::Cell::new(0u64);
+    let mut send = |m: &Value| {
+        let clock = mrtr_core::FixedClock(EPOCH_MS + now.get());
+        let mut rng = mrtr_core::SeededEntropy::new(now.get() + 1);
+        s.handle(
+            m,
+            &mut mrtr_core::CallContext {
+                principal: &Principal::user("bob"),
+                clock: &clock,
+                entropy: &mut rng,
+            },
+        )
+        .response
+        .ok_or_else(|| "none".to_owned())
+    };
+    let mut wait = |ms: u64| now.set(now.get() + ms);
+    let (log, r) = c.run_waiting(
+        "tools/call",
+        json!({"name": name, "arguments": args}),
+        &mut host,
+        &mut send,
+        &mut wait,
+    );
+    (log, r, now.get())
+}
+
+#[test]
+fn a_client_that_reads_tasks_polls_answers_once_and_ends_with_the_result() {
+    let (log, result, waited) = run_task(
+        ClientCapabilities::all(),
+        "deploy_as_task",
+        json!({"env": "prod"}),
+    );
+    assert_eq!(
+        result.unwrap()["content"][0]["text"],
+        "deployed to prod, release 2026.11.30-2"
+    );
+    let methods: Vec<&str> = log.iter().filter_map(|m| m["method"].as_str()).collect();
+    assert_eq!(methods[0], "tools/call");
+    assert_eq!(
+        methods.iter().filter(|m| **m == "tasks/update").count(),
+        1,
+        "answered once"
+    );
+    assert!(methods.iter().skip(1).all(|m| m.starts_with("tasks/")));
+    // Polled at the server's interval, through the 20 s build and the 10 s roll-out.
+    assert!((30_000..=32_000).contains(&waited), "{waited}");
+    let update = log.iter().find(|m| m["method"] == "tasks/update").unwrap();
+    assert_eq!(
+        update["params"]["inputResponses"],
+        json!({"confirm": {"action": "accept", "content": {"confirm": true}}})
+    );
+    assert!(update["params"].get("requestState").is_none());
+    // Every request has its own id.
+    let ids: std::collections::BTreeSet<String> = log
+        .iter()
+        .filter(|m| m.get("method").is_some())
+        .map(|m| m["id"].to_string())
+        .collect();
+    assert_eq!(ids.len(), methods.len());
+}
+
+#[test]
+fn a_task_that_fails_or_needs_the_extension_ends_in_its_error() {
+    let (_, r, _) = run_task(ClientCapabilities::all(), "protocol_error_job", json!({}));
+    assert!(matches!(r, Err(CallError::Rpc(e)) if e.code == -32603));
+    let no_tasks = ClientCapabilities {
+        tasks: false,
+        ..ClientCapabilities::all()
+    };
+    let (_, r, _) = run_task(no_tasks, "failing_job", json!({}));
+    assert!(matches!(r, Err(CallError::Rpc(e)) if e.code == -32021));
+}
+
+#[test]
+fn a_task_sent_to_a_client_that_did_not_declare_the_extension_is_not_read() {
+    let mut c = Client::new(ClientCapabilities::default(), "t", "1");
+    let (mut call, _) = c.begin("tools/call", json!({"name": "x"}));
+    let task = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "task", "taskId": "t", "status": "working"}});
+    let step = c.on_response(&mut call, &task, &mut AgreeableHost::default());
+    assert!(
+        matches!(&step, Step::Failed(CallError::Protocol(why)) if why.contains("tasks extension")),
+        "{step:?}"
+    );
+}
+
+#[test]
+fn a_cancelled_task_ends_the_call_and_a_poll_about_another_task_is_refused() {
+    let mut c = client();
+    let (mut call, _) = c.begin("tools/call", json!({"name": "x"}));
+    let created = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "task", "taskId": "t1", "status": "working", "pollIntervalMs": 5}});
+    let Step::Task { after_ms, request } =
+        c.on_response(&mut call, &created, &mut AgreeableHost::default())
+    else {
+        panic!("expected a poll");
+    };
+    assert_eq!(after_ms, 50, "a poll interval below 50 ms is raised to it");
+    assert_eq!(request["method"], "tasks/get");
+    let id = request["id"].clone();
+    let cancelled = json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete", "taskId": "t1", "status": "cancelled"}});
+    let mut other = call.clone();
+    assert_eq!(
+        c.on_response(&mut call, &cancelled, &mut AgreeableHost::default()),
+        Step::Failed(CallError::Cancelled)
+    );
+    let wrong = json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete", "taskId": "t2", "status": "working"}});
+    assert!(matches!(
+        c.on_response(&mut other, &wrong, &mut AgreeableHost::default()),
+        Step::Failed(CallError::Protocol(_))
+    ));
+}

@@ -47,10 +47,11 @@ struct Args {
         allow_hyphen_values = true
     )]
     probe_timeout: String,
-    /// The client capabilities to declare, as JSON.
+    /// The client capabilities to declare, as JSON. The default declares the tasks extension:
+    /// a call the server runs as a task is followed (polled, its questions answered) to its end.
     #[arg(
         long,
-        default_value = r#"{"elicitation":{"form":{}},"sampling":{},"roots":{}}"#
+        default_value = r#"{"elicitation":{"form":{}},"sampling":{},"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#
     )]
     caps: String,
     /// Form values to answer with, NAME=VALUE (VALUE read as JSON when it parses).
@@ -329,6 +330,11 @@ fn call_modern(
         let resp = t.request(&msg, &mut no_requests)?;
         match client.on_response(&mut call, &resp, host) {
             Step::Retry(next) => msg = next,
+            Step::Task { after_ms, request } => {
+                // The server's poll interval, bounded by the engine (50 ms to 60 s).
+                std::thread::sleep(std::time::Duration::from_millis(after_ms));
+                msg = request;
+            }
             Step::Complete(r) => return Ok(r),
             Step::Failed(e) => return Err(e.to_string()),
         }
@@ -418,7 +424,7 @@ fn conformance(
         let mut step = client.on_response(&mut call, &resp, host);
         loop {
             match step {
-                Step::Retry(next) => {
+                Step::Retry(next) | Step::Task { request: next, .. } => {
                     let resp = t.request(&next, &mut no_requests)?;
                     step = client.on_response(&mut call, &resp, host);
                 }
