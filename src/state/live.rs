@@ -736,6 +736,14 @@ impl Session {
             .on_response(&mut self.call, &response, &mut host)
         {
             Step::Retry(msg) => Some(self.send(msg)),
+            // This panel never declares the tasks extension, so the engine never follows a
+            // task for it; were it to, say so rather than poll without a pause.
+            Step::Task { .. } => {
+                self.phase = Phase::Failed(Failure::Protocol(
+                    "the server answered with a task, which this panel does not follow".into(),
+                ));
+                None
+            }
             Step::Complete(result) => {
                 self.phase = Phase::Done {
                     result,
