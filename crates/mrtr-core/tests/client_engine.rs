@@ -288,7 +288,7 @@ fn run_task(
     args: Value,
 ) -> (Vec<Value>, Result<Value, CallError>, u64) {
     use mrtr_core::ticket::{Keyring, Seal};
-    let mut s = mrtr_core::Server::new(
+    let s = mrtr_core::Server::new(
         mrtr_core::ServerConfig::default(),
         mrtr_core::Codec::new(
             Keyring::new(mrtr_core::Key::new("k1", SECRET).unwrap()),
