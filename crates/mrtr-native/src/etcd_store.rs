@@ -54,6 +54,8 @@ use crate::redis_store::{owner_token, retention_ms};
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1000);
 const KEY_PREFIX: &str = "mrtr:redeemed:";
 const BEGAN_KEY: &str = "mrtr:memory-began";
+/// Tasks: `mrtr:task:<id>` holds the record as JSON, under a lease that ends after the task's.
+const TASK_PREFIX: &str = "mrtr:task:";
 /// What a released key holds: free for the next claim, closed to a claim still in flight.
 const VOID: &str = "void";
 /// How long settling a half-known claim keeps trying (see [`EtcdStore::settle_claim`])
@@ -111,6 +113,8 @@ pub struct EtcdStore {
     claims: Mutex<HashMap<String, (String, i64)>>,
     /// The lease new claims share, and the second (by this replica's clock) it ends.
     lease: Mutex<Option<(i64, u64)>>,
+    /// Tasks this process created.
+    tasks_created: AtomicUsize,
     /// UNSAFE, for the cluster checker's self-test only: claims without the transaction's
     /// guard, so racing copies are each told they are first.
     unguarded: bool,
@@ -167,6 +171,7 @@ impl EtcdStore {
             recorded: AtomicUsize::new(0),
             claims: Mutex::new(HashMap::new()),
             lease: Mutex::new(None),
+            tasks_created: AtomicUsize::new(0),
             unguarded,
         };
         use mrtr_core::Clock;
@@ -511,5 +516,95 @@ mod tests {
         assert_eq!(s.redeem("t", 0, 100, 0), Redemption::Unavailable);
         assert_eq!(s.lookup("t", 0), Lookup::Unavailable);
         assert_eq!(s.len(), 0);
+    }
+}
+
+/// Tasks live beside the redemptions, in etcd: a task is created only where no key was ever
+/// created, and each change is a transaction comparing the revision read, so a change is
+/// committed by a majority or not at all. A change whose reply is lost is reported as the
+/// store's failure: sending the same answer or cancel again is harmless (an answered key is
+/// ignored, a cancel acknowledged).
+impl mrtr_core::tasks::TaskStore for EtcdStore {
+    fn create(
+        &self,
+        task: &mrtr_core::tasks::TaskRecord,
+        now_ms: u64,
+    ) -> Result<(), mrtr_core::tasks::TaskStoreError> {
+        use mrtr_core::tasks::TaskStoreError;
+        let unavailable = |_| TaskStoreError::Unavailable("etcd did not answer".into());
+        let key = format!("{TASK_PREFIX}{}", task.id);
+        let keep_s = task
+            .expires_ms()
+            .saturating_sub(now_ms)
+            .div_ceil(1000)
+            .max(1);
+        let lease = self.lease_for(keep_s, now_ms / 1000).map_err(unavailable)?;
+        let txn = Txn::new()
+            .when([Compare::create_revision(key.as_str(), CompareOp::Equal, 0)])
+            .and_then([TxnOp::put(
+                key.as_str(),
+                task.to_json(),
+                Some(PutOptions::new().with_lease(lease)),
+            )]);
+        match self.txn(txn).map_err(unavailable)? {
+            (true, _) => {
+                self.tasks_created.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            (false, _) => Err(TaskStoreError::Taken),
+        }
+    }
+
+    fn load(
+        &self,
+        id: &str,
+        now_ms: u64,
+    ) -> Result<Option<mrtr_core::tasks::store::Versioned>, mrtr_core::tasks::TaskStoreError> {
+        use mrtr_core::tasks::{TaskRecord, TaskStoreError};
+        let key = format!("{TASK_PREFIX}{id}");
+        let kv = self
+            .call(move |mut c| async move { Ok(c.get(key, None).await?.kvs().first().cloned()) })
+            .map_err(|_| TaskStoreError::Unavailable("etcd did not answer".into()))?;
+        let Some(kv) = kv else {
+            return Ok(None);
+        };
+        let task = std::str::from_utf8(kv.value())
+            .ok()
+            .and_then(|json| TaskRecord::from_json(json).ok())
+            .filter(|t| t.id == id)
+            .ok_or_else(|| {
+                TaskStoreError::Unavailable(format!("the value stored for task {id} is not a task"))
+            })?;
+        if task.is_expired(now_ms) {
+            return Ok(None);
+        }
+        Ok(Some((task, kv.mod_revision().max(0) as u64)))
+    }
+
+    fn replace(
+        &self,
+        task: &mrtr_core::tasks::TaskRecord,
+        version: u64,
+    ) -> Result<bool, mrtr_core::tasks::TaskStoreError> {
+        let key = format!("{TASK_PREFIX}{}", task.id);
+        let txn = Txn::new()
+            .when([Compare::mod_revision(
+                key.as_str(),
+                CompareOp::Equal,
+                version.min(i64::MAX as u64) as i64,
+            )])
+            .and_then([TxnOp::put(
+                key.as_str(),
+                task.to_json(),
+                // The key keeps the lease it was created under.
+                Some(PutOptions::new().with_ignore_lease()),
+            )]);
+        self.txn(txn).map(|(replaced, _)| replaced).map_err(|_| {
+            mrtr_core::tasks::TaskStoreError::Unavailable("etcd did not answer".into())
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.tasks_created.load(Ordering::Relaxed)
     }
 }

@@ -208,13 +208,20 @@ impl HttpFront {
                 },
             )
         };
-        // A store across the network blocks while it answers (only a request carrying a
-        // ticket reaches it): tell the runtime, so other requests keep going on its other
-        // threads.
+        // A store across the network blocks while it answers (a request carrying a ticket,
+        // a task method, or a call of a tool that may start a task reaches it): tell the
+        // runtime, so other requests keep going on its other threads.
+        let method = value.get("method").and_then(Value::as_str).unwrap_or("");
         let reaches_store = value
             .get("params")
             .and_then(|p| p.get("requestState"))
-            .is_some();
+            .is_some()
+            || method.starts_with("tasks/")
+            || (method == "tools/call"
+                && value
+                    .pointer("/params/name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| self.server.catalog.task_work(n).is_some()));
         let reply = if self.opts.blocking_store && reaches_store {
             offload(&mut handle)
         } else {

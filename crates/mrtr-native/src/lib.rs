@@ -16,6 +16,8 @@ pub mod transport;
 use mrtr_core::checks::{Check, CheckPolicy};
 use mrtr_core::redemption::MemoryStore;
 
+use std::sync::Arc;
+
 use crate::etcd_store::EtcdStore;
 use crate::redis_store::RedisStore;
 use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
@@ -37,8 +39,9 @@ pub struct ServerOptions {
     pub keys: Vec<(String, Vec<u8>)>,
     /// Print every check's outcome on stderr (`--log-checks`).
     pub log_checks: bool,
-    /// Where single use remembers redemptions: `redis://…` to share them between
-    /// replicas; `None` for this process's memory.
+    /// Where single use remembers redemptions and where tasks live: `redis://…`,
+    /// `redis+sentinel://…` or `etcd://…` to share both between replicas; `None` for this
+    /// process's memory (a task is then served only by the process that started it).
     pub redemption: Option<String>,
     /// This process's name in log lines.
     pub name: String,
@@ -154,17 +157,21 @@ impl ServerOptions {
                 Ok(server.with_store(Box::new(began)))
             }
             (Some(url), true) if url.starts_with("etcd://") => {
-                let store = EtcdStore::open(
+                let store = Arc::new(EtcdStore::open(
                     url,
                     etcd_store::DEFAULT_TIMEOUT,
                     &self.name,
                     self.unguarded_store,
-                )?;
-                Ok(server.with_store(Box::new(store)))
+                )?);
+                Ok(shares(server, store))
             }
             (Some(url), true) => {
-                let store = RedisStore::open(url, redis_store::DEFAULT_TIMEOUT, &self.name)?;
-                Ok(server.with_store(Box::new(store)))
+                let store = Arc::new(RedisStore::open(
+                    url,
+                    redis_store::DEFAULT_TIMEOUT,
+                    &self.name,
+                )?);
+                Ok(shares(server, store))
             }
             (Some(_), false) => Err(
                 "--redemption names where single use remembers redemptions; add --single-use"
@@ -178,6 +185,17 @@ impl ServerOptions {
     pub fn remote_store(&self) -> bool {
         self.single_use && self.redemption.is_some()
     }
+}
+
+/// A server whose redemptions and tasks both live in one shared store: every replica naming
+/// it refuses the others' repeats and serves the others' tasks.
+fn shares<S>(server: Server, store: Arc<S>) -> Server
+where
+    S: mrtr_core::redemption::RedemptionStore + mrtr_core::tasks::TaskStore + Send + Sync + 'static,
+{
+    server
+        .with_store(Box::new(store.clone()))
+        .with_task_store(Box::new(store))
 }
 
 /// The longest ticket lifetime a server takes: a year. A ticket is a bearer credential for

@@ -58,6 +58,15 @@ return 0";
 /// anyone else's.
 const RELEASE_SCRIPT: &str =
     "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+/// Tasks: `mrtr:task:<id>` holds `<version>:<record as JSON>`, and expires with the task.
+const TASK_PREFIX: &str = "mrtr:task:";
+/// Replaces a task (KEYS[1]) with ARGV[2], keeping its expiry, only if it still holds version
+/// ARGV[1]: 1 replaced, 0 another change came first (or the task is gone).
+const REPLACE_TASK_SCRIPT: &str = "local cur = redis.call('GET', KEYS[1]) \
+if not cur then return 0 end \
+if string.match(cur, '^(%d+):') ~= ARGV[1] then return 0 end \
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') \
+return 1";
 /// The log's reason for releasing a claim whose reply never came.
 const LOST_REPLY: &str = "a claim's reply was lost";
 /// How many fresh connections a release tries before it gives up (and says so in the log).
@@ -151,6 +160,8 @@ pub struct RedisStore {
     /// The owner token of each claim not yet settled: a claim whose handler does not finish
     /// is deleted only if Redis still holds this token (never another replica's claim).
     claims: Mutex<HashMap<String, String>>,
+    /// Tasks this process created.
+    tasks_created: AtomicUsize,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -204,6 +215,7 @@ impl RedisStore {
             name: name.to_owned(),
             recorded: AtomicUsize::new(0),
             claims: Mutex::new(HashMap::new()),
+            tasks_created: AtomicUsize::new(0),
         };
         if let (Ok(conn), Ok(mut slot)) = (store.connect(), store.conn.lock()) {
             *slot = Some(conn);
@@ -497,5 +509,88 @@ mod tests {
         assert_eq!(s.redeem("t", 0, 100, 0), Redemption::Unavailable);
         assert_eq!(s.lookup("t", 0), Lookup::Unavailable);
         assert_eq!(s.len(), 0);
+    }
+}
+
+/// Tasks live beside the redemptions, in the same Redis: every replica naming it serves
+/// every task. A change is one script comparing the version read; a change whose reply is
+/// lost is reported as the store's failure (-32603, "send again"): sending the same answer
+/// or cancel again is harmless, since an answered key is ignored and a cancel acknowledged.
+impl mrtr_core::tasks::TaskStore for RedisStore {
+    fn create(
+        &self,
+        task: &mrtr_core::tasks::TaskRecord,
+        now_ms: u64,
+    ) -> Result<(), mrtr_core::tasks::TaskStoreError> {
+        use mrtr_core::tasks::TaskStoreError;
+        let mut set = redis::cmd("SET");
+        set.arg(format!("{TASK_PREFIX}{}", task.id))
+            .arg(format!("1:{}", task.to_json()))
+            .arg("NX")
+            .arg("PX")
+            .arg(task.expires_ms().saturating_sub(now_ms).max(1));
+        match self.send::<Option<String>>(&set) {
+            Outcome::Answer(Some(_)) => {
+                self.tasks_created.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            Outcome::Answer(None) => Err(TaskStoreError::Taken),
+            Outcome::NeverSent | Outcome::Unknown => {
+                Err(TaskStoreError::Unavailable("Redis did not answer".into()))
+            }
+        }
+    }
+
+    fn load(
+        &self,
+        id: &str,
+        now_ms: u64,
+    ) -> Result<Option<mrtr_core::tasks::store::Versioned>, mrtr_core::tasks::TaskStoreError> {
+        use mrtr_core::tasks::{TaskRecord, TaskStoreError};
+        let mut get = redis::cmd("GET");
+        get.arg(format!("{TASK_PREFIX}{id}"));
+        let stored = match self.send::<Option<String>>(&get) {
+            Outcome::Answer(v) => v,
+            _ => return Err(TaskStoreError::Unavailable("Redis did not answer".into())),
+        };
+        let Some(stored) = stored else {
+            return Ok(None);
+        };
+        // Whatever is stored is read as untrusted bytes: a value that is not a task is an
+        // error, never a task.
+        let parsed = stored.split_once(':').and_then(|(v, json)| {
+            Some((TaskRecord::from_json(json).ok()?, v.parse::<u64>().ok()?))
+        });
+        match parsed {
+            Some((task, _)) if task.is_expired(now_ms) => Ok(None),
+            Some((task, version)) if task.id == id => Ok(Some((task, version))),
+            _ => Err(TaskStoreError::Unavailable(format!(
+                "the value stored for task {id} is not a task"
+            ))),
+        }
+    }
+
+    fn replace(
+        &self,
+        task: &mrtr_core::tasks::TaskRecord,
+        version: u64,
+    ) -> Result<bool, mrtr_core::tasks::TaskStoreError> {
+        let mut script = redis::cmd("EVAL");
+        script
+            .arg(REPLACE_TASK_SCRIPT)
+            .arg(1)
+            .arg(format!("{TASK_PREFIX}{}", task.id))
+            .arg(version.to_string())
+            .arg(format!("{}:{}", version + 1, task.to_json()));
+        match self.send::<i64>(&script) {
+            Outcome::Answer(n) => Ok(n == 1),
+            _ => Err(mrtr_core::tasks::TaskStoreError::Unavailable(
+                "Redis did not answer".into(),
+            )),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.tasks_created.load(Ordering::Relaxed)
     }
 }

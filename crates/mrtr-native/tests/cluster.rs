@@ -11,9 +11,9 @@ mod common;
 use std::process::Command;
 use std::sync::atomic::Ordering;
 
-use common::cluster::Cluster;
+use common::cluster::{Cluster, Store};
 use common::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn refused(r: &Value) -> bool {
     r["error"]["code"] == -32602 && r["error"]["message"] == "Invalid or expired requestState"
@@ -526,4 +526,74 @@ fn a_redis_that_may_evict_is_refused_as_unavailable() {
         let _ = redis.wait();
         assert_eq!(got, expected, "maxmemory-policy {policy}");
     }
+}
+
+/// A task started through one replica is read, answered and finished through the other, and
+/// nobody else can see it: its state lives in the shared store, not in either process.
+fn a_task_crosses_replicas(store: Store) {
+    let c = Cluster::start_with(store, "", false);
+    let call = tasks_request(
+        1,
+        "tools/call",
+        json!({"name": "confirm_delete", "arguments": {"filename": "report.txt"}}),
+    );
+    let (_, created) = c.a.post(Some("bob"), &call);
+    let id = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+    let (_, got) = c.b.post(
+        Some("bob"),
+        &tasks_request(2, "tasks/get", json!({"taskId": id})),
+    );
+    assert_eq!(got["result"]["status"], "input_required", "{got}");
+    // Somebody else, on either replica: not found, exactly as an unknown id.
+    for (n, r) in [(3, &c.a), (4, &c.b)] {
+        let (_, theirs) = r.post(
+            Some("eve"),
+            &tasks_request(n, "tasks/get", json!({"taskId": id})),
+        );
+        assert_eq!(theirs["error"]["message"], "Task not found", "{theirs}");
+    }
+    let answer = json!({"taskId": id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+    let (_, ack) = c.b.post(
+        Some("bob"),
+        &tasks_request(5, "tasks/update", answer.clone()),
+    );
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    // The replica that started it is gone; the other finishes it.
+    c.stop("replica-a");
+    let (_, done) = c.b.post(
+        Some("bob"),
+        &tasks_request(6, "tasks/get", json!({"taskId": id})),
+    );
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"],
+        "Deleted report.txt."
+    );
+    // The same answer again changes nothing.
+    let (_, again) =
+        c.b.post(Some("bob"), &tasks_request(7, "tasks/update", answer));
+    assert_eq!(again["result"], json!({"resultType": "complete"}));
+    let (_, still) = c.b.post(
+        Some("bob"),
+        &tasks_request(8, "tasks/get", json!({"taskId": id})),
+    );
+    assert_eq!(
+        still["result"]["lastUpdatedAt"],
+        done["result"]["lastUpdatedAt"]
+    );
+}
+
+#[test]
+#[ignore = "needs nginx and redis-server: make test-cluster"]
+fn a_task_started_on_one_replica_is_finished_on_the_other_over_redis() {
+    a_task_crosses_replicas(Store::Redis);
+}
+
+#[test]
+#[ignore = "needs nginx and etcd: make test-cluster"]
+fn a_task_started_on_one_replica_is_finished_on_the_other_over_etcd() {
+    a_task_crosses_replicas(Store::Etcd);
 }

@@ -44,7 +44,8 @@ struct Args {
     /// so a repeat sent to another replica is accepted there.
     #[arg(long)]
     single_use: bool,
-    /// Where single use remembers redemptions, shared by every replica that names it:
+    /// Where single use remembers redemptions, and where tasks live, shared by every replica
+    /// that names it (so any replica serves a task another started):
     /// redis://HOST:PORT[/DB] (one Redis), redis+sentinel://HOST:PORT[,…]/GROUP (the
     /// primary the Sentinels name, followed through a failover; replication is asynchronous,
     /// so a failover can lose a redemption), or etcd://HOST:PORT[,HOST:PORT…] (an etcd

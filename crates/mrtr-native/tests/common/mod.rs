@@ -152,14 +152,26 @@ pub fn standard_headers(msg: &Value) -> Vec<(&'static str, String)> {
     if let Some(m) = msg.get("method").and_then(Value::as_str) {
         h.push(("Mcp-Method", m.to_owned()));
     }
-    if let Some(n) = msg
-        .pointer("/params/name")
-        .or_else(|| msg.pointer("/params/uri"))
+    let named = msg
+        .get("method")
         .and_then(Value::as_str)
-    {
+        .and_then(mrtr_core::headers::name_param)
+        .and_then(|key| msg.pointer(&format!("/params/{key}")))
+        .and_then(Value::as_str);
+    if let Some(n) = named {
         h.push(("Mcp-Name", n.to_owned()));
     }
     h
+}
+
+/// A request of the tasks extension's world: `method` with `params`, declaring the extension
+/// and elicitation.
+pub fn tasks_request(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
 /// A deploy call; with a ticket, the honest retry (the answer and the ticket).
