@@ -473,52 +473,6 @@ impl RedemptionStore for EtcdStore {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn members_are_host_port_pairs() {
-        assert_eq!(
-            parse_endpoints("etcd://127.0.0.1:2379,localhost:2479").unwrap(),
-            ["http://127.0.0.1:2379", "http://localhost:2479"]
-        );
-        for bad in [
-            "redis://x:1",
-            "etcd://",
-            "etcd://host",
-            "etcd://host:0",
-            "etcd://host:99999",
-            "etcd://:2379",
-            "etcd://user@host:2379",
-            "etcd://a:1,,b:2",
-        ] {
-            assert!(parse_endpoints(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn seconds_compare_as_numbers_when_padded() {
-        assert!(padded(99) < padded(100));
-        assert!(padded(1_700_000_000) < padded(u64::MAX));
-    }
-
-    #[test]
-    fn nobody_listening_means_unavailable_not_accepted() {
-        // Port 1 on loopback: nothing listens there.
-        let s = EtcdStore::open(
-            "etcd://127.0.0.1:1",
-            Duration::from_millis(200),
-            "test",
-            false,
-        )
-        .unwrap();
-        assert_eq!(s.redeem("t", 0, 100, 0), Redemption::Unavailable);
-        assert_eq!(s.lookup("t", 0), Lookup::Unavailable);
-        assert_eq!(s.len(), 0);
-    }
-}
-
 /// Tasks live beside the redemptions, in etcd: a task is created only where no key was ever
 /// created, and each change is a transaction comparing the revision read, so a change is
 /// committed by a majority or not at all. A change whose reply is lost is reported as the
@@ -606,5 +560,51 @@ impl mrtr_core::tasks::TaskStore for EtcdStore {
 
     fn len(&self) -> usize {
         self.tasks_created.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_host_port_pairs() {
+        assert_eq!(
+            parse_endpoints("etcd://127.0.0.1:2379,localhost:2479").unwrap(),
+            ["http://127.0.0.1:2379", "http://localhost:2479"]
+        );
+        for bad in [
+            "redis://x:1",
+            "etcd://",
+            "etcd://host",
+            "etcd://host:0",
+            "etcd://host:99999",
+            "etcd://:2379",
+            "etcd://user@host:2379",
+            "etcd://a:1,,b:2",
+        ] {
+            assert!(parse_endpoints(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn seconds_compare_as_numbers_when_padded() {
+        assert!(padded(99) < padded(100));
+        assert!(padded(1_700_000_000) < padded(u64::MAX));
+    }
+
+    #[test]
+    fn nobody_listening_means_unavailable_not_accepted() {
+        // Port 1 on loopback: nothing listens there.
+        let s = EtcdStore::open(
+            "etcd://127.0.0.1:1",
+            Duration::from_millis(200),
+            "test",
+            false,
+        )
+        .unwrap();
+        assert_eq!(s.redeem("t", 0, 100, 0), Redemption::Unavailable);
+        assert_eq!(s.lookup("t", 0), Lookup::Unavailable);
+        assert_eq!(s.len(), 0);
     }
 }

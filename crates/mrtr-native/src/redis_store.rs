@@ -458,60 +458,6 @@ impl RedemptionStore for RedisStore {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sentinel_urls_name_sentinels_and_a_group() {
-        assert_eq!(
-            parse_sentinel_url("redis+sentinel://127.0.0.1:26379,h:26380/mrtr").unwrap(),
-            (
-                vec![
-                    "redis://127.0.0.1:26379".to_owned(),
-                    "redis://h:26380".to_owned()
-                ],
-                "mrtr".to_owned()
-            )
-        );
-        for bad in [
-            "redis+sentinel://127.0.0.1:26379",
-            "redis+sentinel://127.0.0.1:26379/",
-            "redis+sentinel://127.0.0.1/g",
-            "redis+sentinel://u@h:1/g",
-            "redis+sentinel://h:1/a b",
-        ] {
-            assert!(parse_sentinel_url(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn only_redis_urls_are_taken() {
-        assert!(RedisStore::open("http://x", DEFAULT_TIMEOUT, "t").is_err());
-        assert!(RedisStore::open("redis://127.0.0.1:1/0", DEFAULT_TIMEOUT, "t").is_ok());
-    }
-
-    #[test]
-    fn retention_is_the_remaining_life_plus_the_skew_allowance_by_the_replicas_clock() {
-        assert_eq!(
-            retention_ms(1_000_120, 1_000_000),
-            (120 + MAX_CLOCK_SKEW_S) * 1000
-        );
-        // A replica whose clock is past the expiry still keeps the id for the allowance.
-        assert_eq!(retention_ms(100, 130), MAX_CLOCK_SKEW_S * 1000);
-        assert_eq!(retention_ms(u64::MAX, 0), u64::MAX);
-    }
-
-    #[test]
-    fn nobody_listening_means_unavailable_not_accepted() {
-        // Port 1 on loopback: nothing listens there, so the connection is refused at once.
-        let s = RedisStore::open("redis://127.0.0.1:1/0", DEFAULT_TIMEOUT, "test").unwrap();
-        assert_eq!(s.redeem("t", 0, 100, 0), Redemption::Unavailable);
-        assert_eq!(s.lookup("t", 0), Lookup::Unavailable);
-        assert_eq!(s.len(), 0);
-    }
-}
-
 /// Tasks live beside the redemptions, in the same Redis: every replica naming it serves
 /// every task. A change is one script comparing the version read; a change whose reply is
 /// lost is reported as the store's failure (-32603, "send again"): sending the same answer
@@ -592,5 +538,59 @@ impl mrtr_core::tasks::TaskStore for RedisStore {
 
     fn len(&self) -> usize {
         self.tasks_created.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentinel_urls_name_sentinels_and_a_group() {
+        assert_eq!(
+            parse_sentinel_url("redis+sentinel://127.0.0.1:26379,h:26380/mrtr").unwrap(),
+            (
+                vec![
+                    "redis://127.0.0.1:26379".to_owned(),
+                    "redis://h:26380".to_owned()
+                ],
+                "mrtr".to_owned()
+            )
+        );
+        for bad in [
+            "redis+sentinel://127.0.0.1:26379",
+            "redis+sentinel://127.0.0.1:26379/",
+            "redis+sentinel://127.0.0.1/g",
+            "redis+sentinel://u@h:1/g",
+            "redis+sentinel://h:1/a b",
+        ] {
+            assert!(parse_sentinel_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_redis_urls_are_taken() {
+        assert!(RedisStore::open("http://x", DEFAULT_TIMEOUT, "t").is_err());
+        assert!(RedisStore::open("redis://127.0.0.1:1/0", DEFAULT_TIMEOUT, "t").is_ok());
+    }
+
+    #[test]
+    fn retention_is_the_remaining_life_plus_the_skew_allowance_by_the_replicas_clock() {
+        assert_eq!(
+            retention_ms(1_000_120, 1_000_000),
+            (120 + MAX_CLOCK_SKEW_S) * 1000
+        );
+        // A replica whose clock is past the expiry still keeps the id for the allowance.
+        assert_eq!(retention_ms(100, 130), MAX_CLOCK_SKEW_S * 1000);
+        assert_eq!(retention_ms(u64::MAX, 0), u64::MAX);
+    }
+
+    #[test]
+    fn nobody_listening_means_unavailable_not_accepted() {
+        // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+        let s = RedisStore::open("redis://127.0.0.1:1/0", DEFAULT_TIMEOUT, "test").unwrap();
+        assert_eq!(s.redeem("t", 0, 100, 0), Redemption::Unavailable);
+        assert_eq!(s.lookup("t", 0), Lookup::Unavailable);
+        assert_eq!(s.len(), 0);
     }
 }
