@@ -3,7 +3,8 @@
 //! retries (any ticket seen so far or an edit of it, any answers, any of three tokens or
 //! none, any arguments) against two replicas sharing one memory, with the clock moving
 //! forward by arbitrary steps, the memory of redemptions lost and begun again, copies of one
-//! retry racing, single use on and off. Every handler counts its completed work, as a side
+//! retry racing, single use on and off; flows that run as tasks, polled, answered and
+//! cancelled by their owner or by others. Every handler counts its completed work, as a side
 //! effect would be counted. The invariants are in `history/`,
 //! shared with the fuzz target `fuzz/fuzz_targets/histories.rs`.
 //!
@@ -26,6 +27,9 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (0u16..45).prop_map(|seconds| Op::Advance { seconds }),
         1 => Just(Op::ForgetMemory),
         2 => (any::<u8>(), any::<u16>()).prop_map(|(replica, ticket)| Op::Race { replica, ticket }),
+        4 => (any::<u8>(), any::<u16>(), any::<u8>()).prop_map(|(replica, task, who)| Op::Poll { replica, task, who }),
+        3 => (any::<u8>(), any::<u16>(), any::<u8>()).prop_map(|(replica, task, choice)| Op::Answer { replica, task, choice }),
+        1 => (any::<u8>(), any::<u16>(), any::<u8>()).prop_map(|(replica, task, who)| Op::Cancel { replica, task, who }),
     ]
 }
 
@@ -131,6 +135,87 @@ fn a_racing_copy_of_a_retry_does_the_work_once() {
                 raced[0].ends_with("complete; meanwhile on B -> complete"),
                 "{raced:?}"
             );
+        }
+    }
+}
+
+/// Issue #38 as a fixed history: bob's task is polled, answered by a thief, answered by bob,
+/// answered again, cancelled by the thief and by bob, on both replicas; and a flow whose
+/// MRTR round ends in a task, raced, starts one task with single use.
+#[test]
+fn a_task_is_answered_by_its_owner_once_and_by_nobody_else() {
+    for single_use in [false, true] {
+        let mut h = History::new(single_use, 5);
+        let ops = [
+            // bob calls confirm_delete (request 8): a task waiting for his go-ahead.
+            Op::Call {
+                replica: 0,
+                request: 8,
+                token: 0,
+            },
+            Op::Poll {
+                replica: 1,
+                task: 0,
+                who: 0,
+            },
+            Op::Answer {
+                replica: 1,
+                task: 0,
+                choice: 3,
+            },
+            Op::Answer {
+                replica: 0,
+                task: 0,
+                choice: 0,
+            },
+            Op::Answer {
+                replica: 1,
+                task: 0,
+                choice: 1,
+            },
+            Op::Cancel {
+                replica: 0,
+                task: 0,
+                who: 1,
+            },
+            Op::Poll {
+                replica: 0,
+                task: 0,
+                who: 0,
+            },
+            // test_tool_with_task (request 11): an MRTR round, then copies of the retry race.
+            Op::Call {
+                replica: 0,
+                request: 11,
+                token: 0,
+            },
+            Op::Race {
+                replica: 1,
+                ticket: 0,
+            },
+            Op::Advance { seconds: 2 },
+            Op::Poll {
+                replica: 0,
+                task: 1,
+                who: 0,
+            },
+        ];
+        h.run(&ops)
+            .unwrap_or_else(|e| panic!("single use {single_use}: {e}"));
+        let log = h.log.join("\n");
+        assert!(
+            log.contains("poll task #0 as Some(\"bob\") on A -> completed"),
+            "{log}"
+        );
+        assert!(log.contains("answer task #0 with a thief's answers as Some(\"alice\") on B -> error -32602 Task not found"), "{log}");
+        let race = h.log.iter().find(|l| l.starts_with("race")).unwrap();
+        if single_use {
+            assert!(
+                race.contains("-> task; meanwhile on A -> error -32602"),
+                "{race}"
+            );
+        } else {
+            assert!(race.contains("-> task; meanwhile on A -> task"), "{race}");
         }
     }
 }

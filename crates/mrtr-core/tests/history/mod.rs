@@ -26,6 +26,20 @@
 //! persistence) and go on under the same key: 2 must hold across it; 3 then holds for
 //! tickets minted after the new memory's first second (older ones may be refused).
 //!
+//! Flows may run as tasks (the tasks extension): a call, or the retry that brings an MRTR
+//! round's answer, starts a task, which is then polled, answered and cancelled, by its owner
+//! or by somebody else, on either replica (`Op::Poll`, `Op::Answer`, `Op::Cancel`). The
+//! replicas share the task store too, and a lost memory loses it with the redemptions. For
+//! tasks:
+//! 6. starting a task completes its flow: 1 and 2 hold for it (no task is started after the
+//!    flow's first ticket expired; with single use, one task per flow);
+//! 7. a task completes at most once, never at or after its expiry, and a terminal status
+//!    never changes;
+//! 8. only its owner sees it: anyone else gets -32602 "Task not found", and nothing they
+//!    send changes it;
+//! 9. no honest answer is lost: the owner's answers to the questions a poll showed open are
+//!    taken while the task is live and not ended; and its owner can read a live task.
+//!
 //! Panics are failures too: the property test catches them, the fuzzer reports them.
 #![allow(dead_code)]
 
@@ -70,13 +84,20 @@ pub enum Op {
     /// The honest retry of a seen ticket, and while its handler runs, the same retry at the
     /// other replica (two copies of one retry racing).
     Race { replica: u8, ticket: u16 },
+    /// `tasks/get` of a seen task, by its owner (`who` even) or another caller.
+    Poll { replica: u8, task: u16, who: u8 },
+    /// `tasks/update` of a seen task: the owner's honest answers to the open questions, the
+    /// same answers again, an answer under a key never asked, or a thief's answers.
+    Answer { replica: u8, task: u16, choice: u8 },
+    /// `tasks/cancel` of a seen task, by its owner (`who` even) or another caller.
+    Cancel { replica: u8, task: u16, who: u8 },
 }
 
 impl Op {
     /// Decodes operations from raw bytes, five bytes each (the fuzz target's input).
     pub fn from_bytes(data: &[u8]) -> Vec<Op> {
         data.chunks_exact(5)
-            .map(|c| match c[0] % 6 {
+            .map(|c| match c[0] % 9 {
                 0 => Op::Call {
                     replica: c[1],
                     request: c[2],
@@ -98,9 +119,24 @@ impl Op {
                     seconds: u16::from(c[1]) % 64,
                 },
                 4 => Op::ForgetMemory,
-                _ => Op::Race {
+                5 => Op::Race {
                     replica: c[1],
                     ticket: u16::from(c[2]),
+                },
+                6 => Op::Poll {
+                    replica: c[1],
+                    task: u16::from(c[2]),
+                    who: c[3],
+                },
+                7 => Op::Answer {
+                    replica: c[1],
+                    task: u16::from(c[2]),
+                    choice: c[3],
+                },
+                _ => Op::Cancel {
+                    replica: c[1],
+                    task: u16::from(c[2]),
+                    who: c[3],
                 },
             })
             .collect()
@@ -110,8 +146,9 @@ impl Op {
 /// The callers: three tokens and none.
 const CALLERS: [Option<&str>; 4] = [Some("bob"), Some("alice"), Some("carol"), None];
 
-/// The first calls a history can make: (method, target key, target, arguments).
-const REQUESTS: [(&str, &str, &str, &str); 7] = [
+/// The first calls a history can make: (method, target key, target, arguments). The last
+/// five run as tasks (`test_tool_with_task` after an MRTR round).
+const REQUESTS: [(&str, &str, &str, &str); 12] = [
     ("tools/call", "name", "deploy", r#"{"env":"staging"}"#),
     ("tools/call", "name", "deploy", r#"{"env":"prod"}"#),
     (
@@ -139,7 +176,39 @@ const REQUESTS: [(&str, &str, &str, &str); 7] = [
         "{}",
     ),
     ("resources/read", "uri", "mrtr://lab/deploy-log", "{}"),
+    ("tools/call", "name", "deploy_as_task", r#"{"env":"prod"}"#),
+    (
+        "tools/call",
+        "name",
+        "confirm_delete",
+        r#"{"filename":"f"}"#,
+    ),
+    ("tools/call", "name", "multi_input", "{}"),
+    ("tools/call", "name", "slow_compute", r#"{"seconds":5}"#),
+    ("tools/call", "name", "test_tool_with_task", "{}"),
 ];
+
+/// A task the history has seen started.
+#[derive(Clone, Debug)]
+struct SeenTask {
+    id: String,
+    owner: Option<&'static str>,
+    /// When it is gone (seconds of the shared clock).
+    expires_s: u64,
+    /// Which memory it lives in (a lost memory loses it).
+    memory: usize,
+    /// The questions its owner's last poll showed open, and whether they were answered since.
+    open: Map<String, Value>,
+    answered_open: bool,
+    /// Answers already sent and taken, to send again.
+    sent: Map<String, Value>,
+    /// The terminal status it reached, once seen.
+    ended: Option<String>,
+    /// Its owner cancelled it (it may have ended either way).
+    cancelled: bool,
+    /// Completions seen in any reply's trace.
+    completions: u32,
+}
 
 /// A ticket the history has seen, with the request it came back on.
 #[derive(Clone, Debug)]
@@ -214,12 +283,23 @@ fn count_work(server: &mut Server) {
     }
 }
 
-/// Replicas A and B: one key, sharing `memory`, every handler counting its work.
+/// Replicas A and B: one key, sharing `memory` and a task store (lost with it), every
+/// handler counting its work.
 fn replicas(single_use: bool, memory: MemoryStore) -> Rc<[Server; 2]> {
     let store = Arc::new(memory);
+    let tasks = Arc::new(mrtr_core::tasks::MemoryTaskStore::default());
     let replica = |name: &str| {
-        let mut s = Server::lab(Key::new("k1", b"0123456789abcdef0123456789abcdef").unwrap())
-            .with_store(Box::new(store.clone()));
+        let key = Key::new("k1", b"0123456789abcdef0123456789abcdef").unwrap();
+        let mut s = Server::new(
+            mrtr_core::ServerConfig::default(),
+            mrtr_core::Codec::new(
+                mrtr_core::Keyring::new(key),
+                mrtr_core::ticket::Seal::Signed,
+            ),
+            mrtr_core::fixtures::full_catalog(),
+        )
+        .with_store(Box::new(store.clone()))
+        .with_task_store(Box::new(tasks.clone()));
         s.config.name = name.into();
         s.config.ttl_s = TTL_S;
         s.config.policy.single_use = single_use;
@@ -235,7 +315,8 @@ fn message(id: i64, method: &str, mut params: Value) -> Value {
         ClientCapabilities::all(),
         Some(json!({"name": "history", "version": "1"})),
     );
-    env.raw_capabilities = json!({"elicitation": {}, "sampling": {}, "roots": {}});
+    env.raw_capabilities = json!({"elicitation": {}, "sampling": {}, "roots": {},
+        "extensions": {(mrtr_core::tasks::EXTENSION): {}}});
     params["_meta"] = env.to_meta();
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
@@ -263,6 +344,11 @@ pub struct History {
     next_id: i64,
     /// What happened, one line per step, for a failure's message.
     pub log: Vec<String>,
+    tasks: Vec<SeenTask>,
+    /// How many memories were lost so far (the one in use is this number).
+    memory: usize,
+    /// Tasks whose completion a reply of this step recorded.
+    completed_tasks: Vec<String>,
 }
 
 impl History {
@@ -278,6 +364,9 @@ impl History {
             flows: Vec::new(),
             next_id: 1,
             log: Vec::new(),
+            tasks: Vec::new(),
+            memory: 0,
+            completed_tasks: Vec::new(),
         }
     }
 
@@ -304,6 +393,23 @@ impl History {
                 self.completed_now
             ));
         }
+        // Invariant 7: a task completes at most once, and only while it lives.
+        for id in std::mem::take(&mut self.completed_tasks) {
+            let now_s = self.now_s;
+            let Some(t) = self.tasks.iter_mut().find(|t| t.id == id) else {
+                return Err(format!("a task the history never started completed: {id}"));
+            };
+            t.completions += 1;
+            if t.completions > 1 {
+                return Err(format!("task {id} completed {} times", t.completions));
+            }
+            if now_s >= t.expires_s {
+                return Err(format!(
+                    "task {id} completed at t={now_s} s, at or after its expiry ({} s)",
+                    t.expires_s
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -318,6 +424,7 @@ impl History {
                 let began = MemoryStore::default().beginning_at(EPOCH_MS / 1000 + self.now_s);
                 self.replicas = replicas(self.single_use, began);
                 self.memory_began_s = Some(self.now_s);
+                self.memory += 1;
                 self.log.push(format!(
                     "the memory is lost; a new one begins at t={} s",
                     self.now_s
@@ -342,6 +449,7 @@ impl History {
                     summary(&reply)
                 ));
                 check_error(&reply)?;
+                self.started(&reply, caller)?;
                 if let Some((ticket, claims)) = reply.minted() {
                     self.flows.push(Flow {
                         first_exp_s: claims.exp - EPOCH_MS / 1000,
@@ -403,8 +511,11 @@ impl History {
                     name(replica ^ 1),
                     second.as_ref().map_or("not sent".into(), summary)
                 ));
-                if second.as_ref().is_some_and(completes) {
-                    self.completed_now += 1;
+                if let Some(second) = &second {
+                    if completes(second) {
+                        self.completed_now += 1;
+                    }
+                    self.note_task_events(second);
                 }
                 for reply in std::iter::once(&first).chain(second.as_ref()) {
                     check_error(reply)?;
@@ -412,6 +523,13 @@ impl History {
                 }
                 Ok(())
             }
+            Op::Poll { replica, task, who } => self.poll(replica, task, who),
+            Op::Answer {
+                replica,
+                task,
+                choice,
+            } => self.answer(replica, task, choice),
+            Op::Cancel { replica, task, who } => self.cancel(replica, task, who),
             Op::Honest { replica, ticket } => {
                 let Some(seen) = self.pick(ticket) else {
                     return Ok(());
@@ -501,7 +619,8 @@ impl History {
         };
         let flow = &mut self.flows[seen.flow];
         match result.get("resultType").and_then(Value::as_str) {
-            Some("complete") => {
+            // Invariant 6: starting a task completes the flow (its work is now the task's).
+            Some("complete") | Some("task") => {
                 flow.completions += 1;
                 if self.now_s >= flow.first_exp_s {
                     return Err(format!(
@@ -532,6 +651,7 @@ impl History {
             }
             other => Err(format!("a result with resultType {other:?}")),
         }
+        .and_then(|()| self.started(reply, seen.caller))
     }
 
     fn remember(
@@ -591,10 +711,285 @@ impl History {
                 entropy: &mut self.rng,
             },
         );
-        if completes(&reply) {
+        if mrtr_core::wire::may_require_input(method) && completes(&reply) {
             self.completed_now += 1;
         }
+        self.note_task_events(&reply);
         reply
+    }
+}
+
+impl History {
+    /// Records the task a call or retry started, if it started one.
+    fn started(&mut self, reply: &Reply, caller: Option<&'static str>) -> Result<(), String> {
+        let Some(r) = reply.result().filter(|r| r["resultType"] == "task") else {
+            return Ok(());
+        };
+        let id = r["taskId"].as_str().ok_or("a task without a taskId")?;
+        let ttl_ms = r["ttlMs"].as_u64().ok_or("a task without ttlMs")?;
+        if r.get("requestState").is_some() || r.get("inputRequests").is_some() {
+            return Err(format!("a task result carries a ticket or questions: {r}"));
+        }
+        self.tasks.push(SeenTask {
+            id: id.to_owned(),
+            owner: caller,
+            expires_s: self.now_s + ttl_ms / 1000,
+            memory: self.memory,
+            open: Map::new(),
+            answered_open: false,
+            sent: Map::new(),
+            ended: None,
+            cancelled: false,
+            completions: 0,
+        });
+        Ok(())
+    }
+
+    /// Notes the completions a reply's trace recorded (checked at the end of the step).
+    fn note_task_events(&mut self, reply: &Reply) {
+        use mrtr_core::tasks::{TaskEvent, TaskStatus};
+        for e in &reply.trace {
+            if let mrtr_core::TraceEvent::Task(TaskEvent::Moved {
+                id,
+                to: TaskStatus::Completed,
+                ..
+            }) = e
+            {
+                self.completed_tasks.push(id.clone());
+            }
+        }
+    }
+
+    fn pick_task(&self, index: u16) -> Option<usize> {
+        (!self.tasks.is_empty()).then(|| usize::from(index) % self.tasks.len())
+    }
+
+    /// The caller a task op sends as: the owner when `who` is even, else one of the callers.
+    fn task_caller(&self, t: usize, who: u8) -> Option<&'static str> {
+        if who % 2 == 0 {
+            self.tasks[t].owner
+        } else {
+            CALLERS[usize::from(who / 2) % CALLERS.len()]
+        }
+    }
+
+    /// Invariant 8 and the task methods' errors: a caller who is not the owner gets "Task not
+    /// found" and nothing else; the owner of a live task in the memory in use reads it. Only
+    /// "Task not found" or a store fault are errors.
+    fn check_task_reply(
+        &self,
+        t: usize,
+        caller: Option<&str>,
+        reply: &Reply,
+    ) -> Result<(), String> {
+        let task = &self.tasks[t];
+        let owner = caller == task.owner;
+        let reachable = task.memory == self.memory && self.now_s < task.expires_s;
+        match reply.error() {
+            Some(e) if e.code == -32602 && e.message == mrtr_core::tasks::NOT_FOUND => {
+                if owner && reachable {
+                    return Err(format!(
+                        "the owner of live task {} was told it is not found",
+                        task.id
+                    ));
+                }
+                Ok(())
+            }
+            Some(e) if e.code == -32603 => Ok(()),
+            Some(e) => Err(format!("task {}: error {} {}", task.id, e.code, e.message)),
+            None if !owner => Err(format!(
+                "{caller:?} reached task {} of {:?}: {:?}",
+                task.id, task.owner, reply.response
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn task_send(
+        &mut self,
+        replica: u8,
+        t: usize,
+        caller: Option<&'static str>,
+        method: &str,
+        extra: Value,
+    ) -> Reply {
+        let mut params = json!({"taskId": self.tasks[t].id});
+        if let Value::Object(m) = extra {
+            for (k, v) in m {
+                params[k] = v;
+            }
+        }
+        self.send(replica, caller, method, params)
+    }
+
+    fn poll(&mut self, replica: u8, task: u16, who: u8) -> Result<(), String> {
+        let Some(t) = self.pick_task(task) else {
+            return Ok(());
+        };
+        let caller = self.task_caller(t, who);
+        let reply = self.task_send(replica, t, caller, "tasks/get", json!({}));
+        self.log.push(format!(
+            "poll task #{t} as {caller:?} on {} -> {}",
+            name(replica),
+            task_summary(&reply)
+        ));
+        self.check_task_reply(t, caller, &reply)?;
+        let Some(r) = reply.result() else {
+            return Ok(());
+        };
+        if r.get("requestState").is_some() {
+            return Err(format!("tasks/get carries a ticket: {r}"));
+        }
+        let status = r["status"].as_str().unwrap_or("").to_owned();
+        let task = &mut self.tasks[t];
+        // Invariant 7: a terminal status never changes.
+        if let Some(ended) = &task.ended {
+            if *ended != status {
+                return Err(format!(
+                    "task {} ended {ended}, and later reads {status}",
+                    task.id
+                ));
+            }
+        }
+        if matches!(status.as_str(), "completed" | "failed" | "cancelled") {
+            task.ended = Some(status.clone());
+        }
+        let open = r
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        if open != task.open {
+            task.open = open;
+            task.answered_open = false;
+        }
+        Ok(())
+    }
+
+    fn answer(&mut self, replica: u8, task: u16, choice: u8) -> Result<(), String> {
+        let Some(t) = self.pick_task(task) else {
+            return Ok(());
+        };
+        let owner = self.tasks[t].owner;
+        let (caller, responses, what) = match choice % 4 {
+            0 => (owner, honest_answers(&self.tasks[t].open), "honest answers"),
+            1 => (
+                owner,
+                Value::Object(self.tasks[t].sent.clone()),
+                "answers sent before, again",
+            ),
+            2 => (
+                owner,
+                json!({"never-asked": {"action": "accept"}}),
+                "an answer under a key never asked",
+            ),
+            _ => {
+                let thief = CALLERS
+                    .iter()
+                    .copied()
+                    .find(|c| *c != owner)
+                    .unwrap_or(None);
+                (
+                    thief,
+                    honest_answers(&self.tasks[t].open),
+                    "a thief's answers",
+                )
+            }
+        };
+        let honest =
+            choice % 4 == 0 && !self.tasks[t].open.is_empty() && !self.tasks[t].answered_open;
+        let reply = self.task_send(
+            replica,
+            t,
+            caller,
+            "tasks/update",
+            json!({"inputResponses": responses}),
+        );
+        self.log.push(format!(
+            "answer task #{t} with {what} as {caller:?} on {} -> {}",
+            name(replica),
+            task_summary(&reply)
+        ));
+        self.check_task_reply(t, caller, &reply)?;
+        if reply.error().is_some() {
+            return Ok(());
+        }
+        use mrtr_core::tasks::TaskEvent;
+        let taken: Vec<String> = reply
+            .trace
+            .iter()
+            .filter_map(|e| match e {
+                mrtr_core::TraceEvent::Task(TaskEvent::Answered { keys, .. }) => Some(keys.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let task = &mut self.tasks[t];
+        if choice % 4 != 0 && !taken.is_empty() {
+            return Err(format!("task {}: {what} were taken: {taken:?}", task.id));
+        }
+        // Invariant 9: the owner's honest answers to open questions of a live task that has
+        // not ended are taken, every one.
+        let live = task.memory == self.memory
+            && self.now_s < task.expires_s
+            && task.ended.is_none()
+            && !task.cancelled;
+        if honest && live {
+            let wanted: Vec<&String> = task.open.keys().collect();
+            if taken.iter().collect::<Vec<_>>() != wanted {
+                return Err(format!(
+                    "task {}: the owner's honest answers to {wanted:?} were not all taken (taken {taken:?})",
+                    task.id
+                ));
+            }
+        }
+        if honest {
+            task.answered_open = true;
+            if let Value::Object(m) = responses {
+                task.sent.extend(m);
+            }
+        }
+        Ok(())
+    }
+
+    fn cancel(&mut self, replica: u8, task: u16, who: u8) -> Result<(), String> {
+        let Some(t) = self.pick_task(task) else {
+            return Ok(());
+        };
+        let caller = self.task_caller(t, who);
+        let reply = self.task_send(replica, t, caller, "tasks/cancel", json!({}));
+        self.log.push(format!(
+            "cancel task #{t} as {caller:?} on {} -> {}",
+            name(replica),
+            task_summary(&reply)
+        ));
+        self.check_task_reply(t, caller, &reply)?;
+        if reply.error().is_none() && caller == self.tasks[t].owner {
+            // It has ended, one way or another (cancelled, or it had finished first): the
+            // next poll says how, and its questions are closed.
+            self.tasks[t].cancelled = true;
+        }
+        Ok(())
+    }
+}
+
+fn task_summary(reply: &Reply) -> String {
+    if let Some(e) = reply.error() {
+        return format!("error {} {}", e.code, e.message);
+    }
+    match reply.result() {
+        Some(r) => match r.get("status").and_then(Value::as_str) {
+            Some(s) => {
+                let keys: Vec<&String> = r
+                    .get("inputRequests")
+                    .and_then(Value::as_object)
+                    .map(|m| m.keys().collect())
+                    .unwrap_or_default();
+                format!("{s} {keys:?}")
+            }
+            None => "acknowledged".into(),
+        },
+        None => "no response".into(),
     }
 }
 
