@@ -766,7 +766,7 @@ impl History {
 
     /// The caller a task op sends as: the owner when `who` is even, else one of the callers.
     fn task_caller(&self, t: usize, who: u8) -> Option<&'static str> {
-        if who % 2 == 0 {
+        if who.is_multiple_of(2) {
             self.tasks[t].owner
         } else {
             CALLERS[usize::from(who / 2) % CALLERS.len()]
