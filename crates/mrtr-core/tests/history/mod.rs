@@ -871,7 +871,8 @@ impl History {
             return Ok(());
         };
         let owner = self.tasks[t].owner;
-        let (caller, responses, what) = match choice % 4 {
+        let kind = choice % 4;
+        let (caller, responses, what) = match kind {
             0 => (owner, honest_answers(&self.tasks[t].open), "honest answers"),
             1 => (
                 owner,
@@ -896,8 +897,7 @@ impl History {
                 )
             }
         };
-        let honest =
-            choice % 4 == 0 && !self.tasks[t].open.is_empty() && !self.tasks[t].answered_open;
+        let honest = kind == 0 && !self.tasks[t].open.is_empty() && !self.tasks[t].answered_open;
         let reply = self.task_send(
             replica,
             t,
@@ -925,7 +925,7 @@ impl History {
             .flatten()
             .collect();
         let task = &mut self.tasks[t];
-        if choice % 4 != 0 && !taken.is_empty() {
+        if kind != 0 && !taken.is_empty() {
             return Err(format!("task {}: {what} were taken: {taken:?}", task.id));
         }
         // Invariant 9: the owner's honest answers to open questions of a live task that has
