@@ -19,7 +19,7 @@ use crate::components::page_link::{
 use crate::components::theme::ThemeToggle;
 use crate::components::{
     elements, AttackBench, EmbedDocs, LaterParts, LinkNotes, Quiz, ReadTheCode, RoundTrip,
-    RulesExplorer, RunItRaw, TicketInspector,
+    RulesExplorer, RunItRaw, TaskConsole, TicketInspector,
 };
 use crate::state::embed::{parse_query, Query};
 use crate::state::link::{Link, LinkStoreFields, Widget};
@@ -46,6 +46,7 @@ fn view_for(slot: Slot) -> AnyView {
         Slot::Widget(Widget::RoundTrip) => view! { <RoundTrip/> }.into_any(),
         Slot::Widget(Widget::Ticket) => view! { <TicketInspector/> }.into_any(),
         Slot::Widget(Widget::Bench) => view! { <AttackBench/> }.into_any(),
+        Slot::Widget(Widget::Task) => view! { <TaskConsole/> }.into_any(),
         Slot::Widget(Widget::Raw) => view! { <RunItRaw/> }.into_any(),
         Slot::Widget(Widget::Code) => view! { <ReadTheCode/> }.into_any(),
         Slot::Widget(Widget::Rules) => view! { <RulesExplorer/> }.into_any(),

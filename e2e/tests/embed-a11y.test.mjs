@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { serve, launch, open, waitForApp, waitForLater } from '../lib/harness.mjs';
 import { axeViolations } from '../lib/axe.mjs';
 
-const WIDGETS = ['roundtrip', 'ticket', 'bench', 'raw', 'code', 'rules', 'quiz', 'audit', 'live'];
+const WIDGETS = ['roundtrip', 'ticket', 'bench', 'task', 'raw', 'code', 'rules', 'quiz', 'audit', 'live'];
 let site, browser;
 before(async () => { site = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await site?.close(); });

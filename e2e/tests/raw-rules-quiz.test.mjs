@@ -152,7 +152,7 @@ test('quiz: a question to read SDK code by, and distractors that name the miscon
   await q('twice').getByLabel(/refused because the ticket is used up/).check();
   await q('twice').getByRole('button', { name: 'Check' }).click();
   assert.match(await page.getByTestId('feedback-twice').textContent(), /Nothing marks a ticket as used/);
-  assert.match(await page.getByTestId('quiz-score').textContent(), /^1 right of 2 answered, 17 questions/);
+  assert.match(await page.getByTestId('quiz-score').textContent(), /^1 right of 2 answered, 18 questions/);
   await page.getByTestId('quiz-reset').click();
   assert.deepEqual(problems, []);
   await context.close();

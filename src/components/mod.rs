@@ -30,6 +30,8 @@ pub mod raw;
 pub mod roundtrip;
 /// The rules explorer: who may ask for what, answered by the lab's server.
 pub mod rules;
+/// The deploy as a task: bob's long deploy, polled, answered and cancelled step by step.
+pub mod task;
 /// The theme toggle (auto, light, dark) and the theme it remembers.
 pub mod theme;
 
@@ -116,3 +118,4 @@ pub use quiz::Quiz;
 pub use raw::RunItRaw;
 pub use roundtrip::RoundTrip;
 pub use rules::RulesExplorer;
+pub use task::TaskConsole;

@@ -104,6 +104,7 @@ pub fn widget_title(w: Widget) -> &'static str {
         Widget::RoundTrip => "MRTR Lab: one deploy, two replicas",
         Widget::Ticket => "MRTR Lab: inside the ticket",
         Widget::Bench => "MRTR Lab: the attack bench",
+        Widget::Task => "MRTR Lab: the deploy as a task",
         Widget::Raw => "MRTR Lab: run it raw",
         Widget::Code => "MRTR Lab: read the code",
         Widget::Rules => "MRTR Lab: who may ask for what",

@@ -58,6 +58,7 @@ pub fn terms(w: Widget) -> &'static [&'static str] {
             "Signature",
             "Digest",
         ],
+        Widget::Task => &["Task", "Replica", "Load balancer", "Principal", "Ticket"],
         Widget::Raw => &["Client", "Server", "Elicitation", "Shim", "Ticket"],
         Widget::Code => &["Tool", "Ticket", "Principal", "Signature", "Digest"],
         Widget::Rules => &[

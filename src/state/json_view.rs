@@ -99,9 +99,9 @@ pub fn one_line(msg: &Value) -> String {
         .map(|i| format!(" (id {i})"))
         .unwrap_or_default();
     if let Some(m) = msg.get("method").and_then(Value::as_str) {
-        let target = msg
-            .pointer("/params/name")
-            .or_else(|| msg.pointer("/params/uri"))
+        // What the request names: a tool, prompt, resource or task (the `Mcp-Name` rule).
+        let target = mrtr_core::headers::name_param(m)
+            .and_then(|key| msg.get("params")?.get(key))
             .and_then(Value::as_str)
             .map(|n| format!(" {n}"))
             .unwrap_or_default();
@@ -112,13 +112,25 @@ pub fn one_line(msg: &Value) -> String {
         };
         return format!("{what} {m}{target}{id}");
     }
-    // An answer, as the core's one classifier reads it; the resultType shown as written.
+    // A call answered with a task (read by a client that declared the tasks extension).
+    if let Some(task) = mrtr_core::answered::created_task(msg) {
+        let status = task.get("status").and_then(Value::as_str).unwrap_or("?");
+        return format!("result, task, {status}{id}");
+    }
+    // An answer, as the core's one classifier reads it; the resultType shown as written, and a
+    // task's status when the result is one (tasks/get).
     match classify(msg) {
         Answered::Error(e) => format!("error {} {:?}{id}", e.code, e.message),
         Answered::Complete(r) | Answered::InputRequired(r) => {
+            let status = r
+                .get("taskId")
+                .and(r.get("status"))
+                .and_then(Value::as_str)
+                .map(|s| format!(", task {s}"))
+                .unwrap_or_default();
             match r.get("resultType").and_then(Value::as_str) {
-                Some(kind) => format!("result, {kind}{id}"),
-                None => format!("result{id}"),
+                Some(kind) => format!("result, {kind}{status}{id}"),
+                None => format!("result{status}{id}"),
             }
         }
         Answered::Malformed(_) => "not a JSON-RPC message".to_owned(),
@@ -273,11 +285,28 @@ mod tests {
         // What the core cannot read as an answer is not summed up as one.
         for bad in [
             json!({"id": 4, "error": {"code": "-32602", "message": "x"}}),
-            json!({"id": 4, "result": {"resultType": "task"}}),
+            json!({"id": 4, "result": {"resultType": "later"}}),
             json!({"id": 4, "result": {}, "error": {"code": -32602, "message": "x"}}),
         ] {
             assert_eq!(one_line(&bad), "not a JSON-RPC message", "{bad}");
         }
+        // The tasks extension: a call answered with a task, a task read, a task named.
+        assert_eq!(
+            one_line(
+                &json!({"id": 5, "result": {"resultType": "task", "taskId": "t", "status": "working"}})
+            ),
+            "result, task, working (id 5)"
+        );
+        assert_eq!(
+            one_line(
+                &json!({"id": 6, "result": {"resultType": "complete", "taskId": "t", "status": "input_required"}})
+            ),
+            "result, complete, task input_required (id 6)"
+        );
+        assert_eq!(
+            one_line(&json!({"id": 7, "method": "tasks/get", "params": {"taskId": "t1"}})),
+            "request tasks/get t1 (id 7)"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use mrtr_world::checks::switchable;
 use mrtr_world::misuse::{default_times, Move};
 use mrtr_world::raw::Breakage;
 use mrtr_world::rules::METHODS;
+use mrtr_world::tasks::{steps_from_text, steps_to_text, TaskStep};
 use mrtr_world::{Ending, Knobs, StoreMode};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
@@ -33,6 +34,8 @@ pub enum Widget {
     Ticket,
     /// The attack bench: every misuse of the ticket on one clock.
     Bench,
+    /// The deploy as a task: bob's long deploy, polled, answered and cancelled step by step.
+    Task,
     /// Run it raw: the two eras' transcripts side by side.
     Raw,
     /// Read the code: the deploy handler in three languages.
@@ -49,10 +52,11 @@ pub enum Widget {
 
 impl Widget {
     /// Every widget, in the page's order.
-    pub const ALL: [Widget; 9] = [
+    pub const ALL: [Widget; 10] = [
         Widget::RoundTrip,
         Widget::Ticket,
         Widget::Bench,
+        Widget::Task,
         Widget::Raw,
         Widget::Code,
         Widget::Rules,
@@ -67,6 +71,7 @@ impl Widget {
             Widget::RoundTrip => "roundtrip",
             Widget::Ticket => "ticket",
             Widget::Bench => "bench",
+            Widget::Task => "task",
             Widget::Raw => "raw",
             Widget::Code => "code",
             Widget::Rules => "rules",
@@ -114,6 +119,9 @@ pub struct Link {
     pub mv: Option<Move>,
     /// The bench: whether the reader predicts each move's fate before the reveal.
     pub predict: bool,
+    // The deploy as a task: the reader's steps after bob's call.
+    /// The deploy as a task: the steps played after bob's call, in order.
+    pub task_steps: Vec<TaskStep>,
     // Run it raw: what is broken, and which legacy transport.
     /// Run it raw: what is broken.
     pub breakage: Breakage,
@@ -175,6 +183,7 @@ impl Default for Link {
             times: default_times(),
             mv: None,
             predict: true,
+            task_steps: Vec::new(),
             breakage: Breakage::default(),
             stateless: false,
             method: METHODS[0],
@@ -268,6 +277,9 @@ impl Link {
         }
         if !self.predict {
             parts.push("predict=0".into());
+        }
+        if !self.task_steps.is_empty() {
+            parts.push(format!("tsteps={}", steps_to_text(&self.task_steps)));
         }
         if self.breakage.change_ticket {
             parts.push("chg=1".into());
@@ -395,6 +407,10 @@ impl Link {
                     "0" => link.predict = false,
                     _ => bad(&mut notes),
                 },
+                "tsteps" => match steps_from_text(value) {
+                    Some(steps) => link.task_steps = steps,
+                    None => bad(&mut notes),
+                },
                 "sample" => match value {
                     "1" => link.audit_sample = true,
                     "0" => link.audit_sample = false,
@@ -507,7 +523,9 @@ mod tests {
             ..Default::default()
         };
         l.lang = Lang::Python;
+        l.task_steps = vec![TaskStep::Wait(20), TaskStep::Poll, TaskStep::ThiefAnswers];
         let f = l.to_fragment();
+        assert!(f.contains("tsteps=w20.p.ty"), "{f}");
         assert!(f.contains("ticket=v1.abc.d%20e%26f%3Dg%23h%C3%A9"), "{f}");
         assert!(f.ends_with("&lang=py"), "{f}");
         assert_eq!(Link::parse(&f), (l, vec![]));
@@ -555,6 +573,10 @@ mod tests {
             },
             audit_sample: true,
             lang: Lang::Python,
+            task_steps: vec![
+                TaskStep::Wait(mrtr_world::tasks::MAX_WAIT_S);
+                mrtr_world::tasks::MAX_STEPS
+            ],
             ..Link::default()
         };
         l.knobs.ttl_s = MAX_TTL_S;
@@ -661,6 +683,13 @@ mod properties {
                 .prop_map(|v| <[u64; Move::ALL.len()]>::try_from(v).unwrap_or_default()),
             prop::option::of(prop::sample::select(Move::ALL.to_vec())),
             any::<bool>(),
+            prop::collection::vec(
+                prop_oneof![
+                    (1..=mrtr_world::tasks::MAX_WAIT_S).prop_map(TaskStep::Wait),
+                    prop::sample::select(TaskStep::OFFERED.to_vec()),
+                ],
+                0..=mrtr_world::tasks::MAX_STEPS,
+            ),
         );
         let rest = (
             any::<[bool; 3]>(),
@@ -673,7 +702,7 @@ mod properties {
             |(
                 knobs,
                 (widget, tampered, step, speed, ticket),
-                (times, mv, predict),
+                (times, mv, predict, task_steps),
                 ([chg, nosig, stateless], method, [form, url, sampling, roots], sample, lang),
             )| Link {
                 widget,
@@ -689,6 +718,7 @@ mod properties {
                 times,
                 mv,
                 predict,
+                task_steps,
                 breakage: Breakage {
                     change_ticket: chg,
                     no_signature_check: nosig,

@@ -19,10 +19,11 @@ pub enum Slot {
 
 impl Slot {
     /// Every slot that holds a widget or the embed docs, in page order.
-    pub const ALL: [Slot; 10] = [
+    pub const ALL: [Slot; 11] = [
         Slot::Widget(Widget::RoundTrip),
         Slot::Widget(Widget::Ticket),
         Slot::Widget(Widget::Bench),
+        Slot::Widget(Widget::Task),
         Slot::Widget(Widget::Raw),
         Slot::Widget(Widget::Code),
         Slot::Widget(Widget::Rules),

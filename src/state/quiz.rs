@@ -239,6 +239,19 @@ pub const QUESTIONS: &[Question] = &[
         link: "w=bench&move=twice&single=1&store=replica&predict=0",
     },
     Question {
+        id: "task",
+        prompt: "bob's deploy runs as a task, and the task asks him to confirm the roll-out. How does his client send his yes?",
+        code: None,
+        options: &[
+            ("It calls tools/call again, with the answer in inputResponses and the ticket in requestState", false, "That is how MRTR answers before a task exists. Once the call has become a task, there is no ticket to send back: the task's state stays with the servers."),
+            ("It sends tasks/update with the task id and the answer in inputResponses, under the question's key", true, ""),
+            ("It sends tasks/get with the answer", false, "tasks/get only reads the task; it never changes it."),
+        ],
+        multi: false,
+        explanation: "A task's questions are read with tasks/get and answered with tasks/update, in the same inputResponses shape as MRTR but with no requestState. An answer under a key that is not open (one sent again, one sent before the question) is ignored.",
+        link: "w=task&tsteps=w20.p.y",
+    },
+    Question {
         id: "renewal",
         prompt: "This is the deploy handler of the TypeScript SDK's example server (interop/ts_server.mjs). state is the payload of the ticket the retry carried, verified by the SDK; ok is bob's answer, when it is a form answer with confirm in it. A retry carries a valid ticket, but its answer is a sampling result instead of a form. What does it get back?",
         code: Some(RENEWAL_CODE),

@@ -17,6 +17,7 @@ pub mod raw;
 pub mod rules;
 pub mod scenario;
 pub mod setup;
+pub mod tasks;
 pub mod trace;
 pub mod world;
 
