@@ -23,7 +23,7 @@ test('the page reads before the wasm arrives, in the chosen theme, and the widge
   await page.goto(site.url);
   // Prose, headings and intros are there with no wasm at all.
   assert.match(await page.locator('.lede').textContent(), /input_required/);
-  assert.equal(await page.locator('main section h2').count(), 12);
+  assert.equal(await page.locator('main section h2').count(), 13);
   assert.match(await page.locator('#why').textContent(), /Principal.*bearer token/s);
   assert.match(await page.locator('#bench .intro').textContent(), /Play bob's client/);
   assert.match(await page.locator('#roundtrip .starting').textContent(), /Starting the lab/);

@@ -421,7 +421,8 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("  race "))
             .map(str::to_owned);
-        assert_eq!(line.unwrap().trim_end(), format!("  {:<17}  ✓!", "race"));
+        let w = ROWS.iter().map(|r| r.id.len()).max().unwrap_or(0);
+        assert_eq!(line.unwrap().trim_end(), format!("  {:<w$}  ✓!", "race"));
         let j = c.to_json();
         assert_eq!(j["ok"], false);
         assert_eq!(j["differences"][1]["row"], "race");
@@ -458,7 +459,8 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("  honest "))
             .map(str::to_owned);
-        assert_eq!(line.unwrap(), format!("  {:<17}  ✓   ?!  ✓!", "honest"));
+        let w = ROWS.iter().map(|r| r.id.len()).max().unwrap_or(0);
+        assert_eq!(line.unwrap(), format!("  {:<w$}  ✓   ?!  ✓!", "honest"));
     }
 
     #[test]

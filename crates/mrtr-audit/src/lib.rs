@@ -12,6 +12,7 @@ pub mod file;
 mod port;
 pub mod rows;
 pub mod sim;
+mod task_rows;
 pub mod variants;
 
 use mrtr_core::answered::{classify, Answered};
@@ -23,6 +24,7 @@ use serde_json::{json, Map, Value};
 
 pub use file::{FileRow, ReadError, ReportFile, MAX_REPORT_BYTES};
 pub use rows::{levels_words, Failed, Guard, Level, Row, ROWS};
+use task_rows::TaskSearch;
 use variants::Variant;
 
 /// The version of the `--json` report.
@@ -403,6 +405,10 @@ struct Auditor {
     callers: Callers,
     tool: String,
     arguments: Value,
+    /// Every tool `tools/list` named, with its input schema (the task rows look among them).
+    tools: Vec<(String, Value)>,
+    /// What the search for a tool that runs tasks found, once it has run.
+    task_search: TaskSearch,
     next_id: i64,
     requests: usize,
 }
@@ -432,6 +438,11 @@ pub fn row_budget(id: &str) -> usize {
         "renewal" => 3,
         "whitespace" | "appended" => 4,
         "repeat" | "memory-loss" | "truncated" | "no-signature" | "padding" | "non-ascii" => 3,
+        // The search for a task tool (run by whichever task row comes first), then the row's
+        // own task: its call, its polls, its answers and a cancel.
+        "task-other-caller" | "task-answer-replayed" | "task-finished-input" => {
+            task_rows::search_budget() + 5 + 2 * task_rows::TASK_POLLS
+        }
         _ => 2,
     }
 }
@@ -663,6 +674,8 @@ impl Auditor {
             callers,
             tool: String::new(),
             arguments: Value::Null,
+            tools: Vec::new(),
+            task_search: TaskSearch::NotYet,
             next_id: 1,
             requests: 0,
         }
@@ -769,6 +782,15 @@ impl Auditor {
                     short(&listed.body)
                 ))
             })?;
+        self.tools = tools
+            .iter()
+            .filter_map(|t| {
+                Some((
+                    t.get("name")?.as_str()?.to_owned(),
+                    t.get("inputSchema").cloned().unwrap_or(Value::Null),
+                ))
+            })
+            .collect();
         let candidates: Vec<(String, Value)> = match &self.opts.tool {
             Some(name) => {
                 let schema = tools
@@ -938,6 +960,9 @@ impl Auditor {
             "capability-gating" => self.capability_gating().await,
             "type-confusion" => self.type_confusion().await,
             "oversize-ticket" => self.oversize_ticket().await,
+            "task-other-caller" => self.task_other_caller().await,
+            "task-answer-replayed" => self.task_answer_replayed().await,
+            "task-finished-input" => self.task_finished_input().await,
             _ => self.oversize_body().await,
         }
     }

@@ -16,13 +16,16 @@ pub enum Guard {
     Protocol,
     /// Robustness: bad input gets an error, never a crash or a result.
     Robustness,
+    /// The tasks extension's rules: a task is its owner's, and a finished task or an
+    /// answered question takes no more input.
+    Tasks,
 }
 
 impl Guard {
     /// Every guard: each of the core's checks in the order it runs them ([`Check::ALL`]), then
     /// the rules that are not ticket checks.
-    pub const ALL: [Guard; Check::ALL.len() + 3] = {
-        let mut all = [Guard::Robustness; Check::ALL.len() + 3];
+    pub const ALL: [Guard; Check::ALL.len() + 4] = {
+        let mut all = [Guard::Tasks; Check::ALL.len() + 4];
         let mut i = 0;
         while i < Check::ALL.len() {
             all[i] = Guard::Check(Check::ALL[i]);
@@ -30,6 +33,7 @@ impl Guard {
         }
         all[i] = Guard::Encoding;
         all[i + 1] = Guard::Protocol;
+        all[i + 2] = Guard::Robustness;
         all
     };
 
@@ -41,6 +45,7 @@ impl Guard {
             Guard::Encoding => "encoding",
             Guard::Protocol => "protocol",
             Guard::Robustness => "robustness",
+            Guard::Tasks => "tasks",
         }
     }
 
@@ -238,6 +243,11 @@ impl Row {
                 _ => String::new(),
             },
             Guard::Robustness => "The ticket is attacker-controlled input (MUST): any shape or size gets an error, never a result or a crash.".into(),
+            Guard::Tasks => match self.id {
+                "task-other-caller" => "A task id is all a caller shows: the server must authorize every task request against the task's owner (MUST), so a stolen id reads, answers and cancels nothing.".into(),
+                "task-answer-replayed" => "An answer under a key that is not open is ignored (SHOULD), and a finished task never changes (MUST): an answer sent again must not do the work again.".into(),
+                _ => "Once a task has ended its state never changes (MUST): answers that come after a cancel are ignored.".into(),
+            },
         }
     }
 
@@ -273,7 +283,7 @@ const fn check(
 }
 
 /// Every row, in the order an audit runs them.
-pub const ROWS: [Row; 27] = [
+pub const ROWS: [Row; 30] = [
     Row {
         id: "honest",
         group: "baseline",
@@ -501,6 +511,33 @@ pub const ROWS: [Row; 27] = [
         also: None,
         shows: "w=ticket",
     },
+    Row {
+        id: "task-other-caller",
+        group: "tasks",
+        title: "Another caller's task id reads, answers and cancels nothing",
+        guard: Guard::Tasks,
+        level: Level::Must,
+        also: None,
+        shows: "w=task&tsteps=w20.tp.ty.tc.p",
+    },
+    Row {
+        id: "task-answer-replayed",
+        group: "tasks",
+        title: "An answer sent again to a task changes nothing",
+        guard: Guard::Tasks,
+        level: Level::Must,
+        also: None,
+        shows: "w=task&tsteps=w20.p.y.w10.p.r.p",
+    },
+    Row {
+        id: "task-finished-input",
+        group: "tasks",
+        title: "A cancelled task takes no more answers",
+        guard: Guard::Tasks,
+        level: Level::Must,
+        also: None,
+        shows: "w=task&tsteps=w20.p.c.y.p",
+    },
 ];
 
 #[cfg(test)]
@@ -567,7 +604,12 @@ mod tests {
         assert_eq!(Guard::ALL[..Check::ALL.len()], Check::ALL.map(Guard::Check));
         assert_eq!(
             Guard::ALL[Check::ALL.len()..],
-            [Guard::Encoding, Guard::Protocol, Guard::Robustness]
+            [
+                Guard::Encoding,
+                Guard::Protocol,
+                Guard::Robustness,
+                Guard::Tasks
+            ]
         );
         for c in Check::ALL {
             assert!(Guard::ALL.contains(&Guard::Check(c)), "{c:?}");

@@ -3,6 +3,7 @@
 
 use mrtr_core::checks::CheckPolicy;
 use mrtr_core::redemption::MemoryStore;
+use mrtr_core::tasks::TaskFlaws;
 use mrtr_core::ticket::{Codec, Key, Keyring, Seal};
 use mrtr_core::{CallContext, FixedClock, Principal, SeededEntropy, Server, ServerConfig};
 use serde_json::{json, Value};
@@ -18,6 +19,7 @@ pub struct SimWire {
     /// A restart gives the replica a memory that does not know when it began (as a store
     /// without an epoch would), so tickets minted before it look unspent.
     pub restart_without_epoch: bool,
+    task_flaws: TaskFlaws,
     /// The simulated clock, in milliseconds since the wire's epoch.
     now_ms: u64,
     rng: SeededEntropy,
@@ -35,10 +37,19 @@ impl SimWire {
             policy,
             naive_ask_again,
             restart_without_epoch: false,
+            task_flaws: TaskFlaws::default(),
             now_ms: 0,
             rng: SeededEntropy::new(seed),
             log: Vec::new(),
         }
+    }
+
+    /// The same replica with holes in its task methods (see [`TaskFlaws`]): a server built to
+    /// fail the task rows.
+    pub fn with_task_flaws(mut self, flaws: TaskFlaws) -> SimWire {
+        self.task_flaws = flaws;
+        self.server.config.task_flaws = flaws;
+        self
     }
 
     /// The server's ticket lifetime, in seconds.
@@ -47,7 +58,8 @@ impl SimWire {
     }
 }
 
-/// The audited replica: key `k1`, signed tickets, the lab's tools.
+/// The audited replica: key `k1`, signed tickets, the lab's tools and the tasks extension's
+/// fixtures (one of which asks at once).
 fn replica(policy: CheckPolicy, naive_ask_again: bool) -> Server {
     let key = Key::new("k1", SHARED_SECRET).unwrap_or_else(|_| unreachable!("a 32-byte key"));
     Server::new(
@@ -58,7 +70,7 @@ fn replica(policy: CheckPolicy, naive_ask_again: bool) -> Server {
             ..ServerConfig::default()
         },
         Codec::new(Keyring::new(key), Seal::Signed),
-        mrtr_core::fixtures::catalog(),
+        mrtr_core::fixtures::catalog().and(mrtr_core::task_fixtures::conformance_catalog()),
     )
 }
 
@@ -132,6 +144,7 @@ impl Wire for SimWire {
             memory.beginning_at(now_s)
         };
         self.server = replica(self.policy, self.naive_ask_again).with_store(Box::new(memory));
+        self.server.config.task_flaws = self.task_flaws;
         self.now_ms += 1000 - self.now_ms % 1000;
         Some(Ok(()))
     }
@@ -189,6 +202,57 @@ mod tests {
                 assert_eq!(
                     row.status, want,
                     "{check:?} off, row {}: {}",
+                    row.row.id, row.evidence
+                );
+            }
+            assert!(!r.ok());
+        }
+    }
+
+    /// Each hole in the task methods fails exactly its row, and nothing else.
+    #[test]
+    fn each_task_flaw_fails_exactly_its_row() {
+        let flaws = [
+            (
+                TaskFlaws {
+                    any_caller: true,
+                    ..TaskFlaws::default()
+                },
+                "task-other-caller",
+            ),
+            (
+                TaskFlaws {
+                    retake_answers: true,
+                    ..TaskFlaws::default()
+                },
+                "task-answer-replayed",
+            ),
+            (
+                TaskFlaws {
+                    reopen_finished: true,
+                    ..TaskFlaws::default()
+                },
+                "task-finished-input",
+            ),
+        ];
+        for (flaw, failing) in flaws {
+            let mut wire = SimWire::new(all_on(), false, 7).with_task_flaws(flaw);
+            let opts = Options {
+                tool: None,
+                expect_single_use: true,
+                ttl_wait_s: Some(wire.ttl_s() + 1),
+                ..Options::default()
+            };
+            let r = audit(&mut wire, &opts, &mut |_| {}).unwrap();
+            for row in &r.rows {
+                let want = if row.row.id == failing {
+                    Status::Fail
+                } else {
+                    Status::Pass
+                };
+                assert_eq!(
+                    row.status, want,
+                    "{flaw:?}, row {}: {}",
                     row.row.id, row.evidence
                 );
             }

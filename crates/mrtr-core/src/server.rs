@@ -40,6 +40,8 @@ pub struct ServerConfig {
     pub task_ttl_ms: u64,
     /// How often a client should poll a task (`pollIntervalMs`), in milliseconds.
     pub task_poll_ms: u64,
+    /// UNSAFE, for the audit's own tests: holes in the task methods (all off by default).
+    pub task_flaws: crate::tasks::TaskFlaws,
 }
 
 impl Default for ServerConfig {
@@ -52,6 +54,7 @@ impl Default for ServerConfig {
             naive_ask_again: false,
             task_ttl_ms: 600_000,
             task_poll_ms: 1_000,
+            task_flaws: crate::tasks::TaskFlaws::default(),
         }
     }
 }

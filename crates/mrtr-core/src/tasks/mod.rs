@@ -99,6 +99,20 @@ pub enum TaskEvent {
     },
 }
 
+/// Holes a server can be built with on purpose, for the audit's own tests (each makes one of
+/// `mrtr-audit`'s task rows fail): never for a real server. All off by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskFlaws {
+    /// Any caller may read, answer and cancel any task (the owner is never compared).
+    pub any_caller: bool,
+    /// An answer under a key already answered is taken again, and a finished task it
+    /// belongs to is run again from it: a replayed answer does the work twice.
+    pub retake_answers: bool,
+    /// A finished (cancelled, failed, completed) task takes answers to the questions it had
+    /// open, and resumes.
+    pub reopen_finished: bool,
+}
+
 /// -32021 naming the extension as the capability missing.
 pub fn requires_tasks(message: impl Into<String>) -> RpcError {
     RpcError::missing_capability(message, json!({"extensions": {EXTENSION: {}}}))

@@ -9,7 +9,7 @@ use crate::server::{CallContext, Server, TraceEvent};
 use crate::tasks::record::{Answer, TaskRecord, TaskStatus};
 use crate::tasks::store::TaskStoreError;
 use crate::tasks::work::advance;
-use crate::tasks::{requires_tasks, TaskEvent};
+use crate::tasks::{requires_tasks, TaskEvent, TaskFlaws};
 use crate::ticket::Principal;
 use crate::wire::ClientCapabilities;
 
@@ -152,8 +152,9 @@ impl Server {
                 .tasks
                 .load(id, now_ms)
                 .map_err(|e| store_error(e, "read"))?;
+            let flaws = self.config.task_flaws;
             let (mut task, version) = match loaded {
-                Some((t, v)) if t.owner == principal.as_claim() => (t, v),
+                Some((t, v)) if flaws.any_caller || t.owner == principal.as_claim() => (t, v),
                 Some(_) => return Err(not_found(trace, "the task belongs to another caller")),
                 None => return Err(not_found(trace, "no such task, or it expired")),
             };
@@ -163,7 +164,7 @@ impl Server {
             match change {
                 Change::Read => {}
                 Change::Answer(responses) => {
-                    let (taken, ignored) = deliver(&mut task, responses, now_ms);
+                    let (taken, ignored) = deliver(&mut task, responses, now_ms, flaws);
                     if !taken.is_empty() {
                         changed = true;
                         // The answers are part of the task before the acknowledgement goes
@@ -236,17 +237,32 @@ impl Server {
 
 /// Delivers the answers to questions now open; every other key (never asked, already
 /// answered, or a finished task's) is ignored, unread. Returns the keys taken and ignored.
+/// (A server built with [`TaskFlaws`] takes some of those too, as its flaw says.)
 fn deliver(
     task: &mut TaskRecord,
     responses: &serde_json::Map<String, Value>,
     now_ms: u64,
+    flaws: TaskFlaws,
 ) -> (Vec<String>, Vec<String>) {
     let (mut taken, mut ignored) = (Vec::new(), Vec::new());
     for (key, response) in responses {
         let open = !task.status.is_terminal()
             && task.pending.iter().any(|k| k == key)
             && task.answer(key).is_none();
-        if open {
+        let retaken = flaws.retake_answers
+            && task.status != TaskStatus::Cancelled
+            && task.answer(key).is_some();
+        let reopened = flaws.reopen_finished
+            && task.status.is_terminal()
+            && task.question(key).is_some()
+            && task.answer(key).is_none();
+        if retaken || reopened {
+            // The flaw: the answer counts again, and the work runs again from it.
+            task.answers.retain(|a| a.key != *key);
+            task.status = TaskStatus::Working;
+            task.ending = None;
+        }
+        if open || retaken || reopened {
             task.answers.push(Answer {
                 key: key.clone(),
                 response: response.clone(),

@@ -236,10 +236,16 @@ fn table(r: &Report, target: &str) -> String {
         r.rows.len(),
         r.requests
     );
+    // The id column as wide as the longest id of the audit's rows.
+    let w = mrtr_audit::ROWS
+        .iter()
+        .map(|x| x.id.len())
+        .max()
+        .unwrap_or(0);
     for row in &r.rows {
         let (sym, word) = (row.status.symbol(), row.status.tag());
         s.push_str(&format!(
-            "  {sym} {word:<5} {:<18} {:<12} {}\n          {}\n",
+            "  {sym} {word:<5} {:<w$} {:<12} {}\n          {}\n",
             row.row.id,
             row.row.level.id(),
             row.row.title,
