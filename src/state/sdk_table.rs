@@ -36,6 +36,7 @@ pub fn guard_name(g: Guard) -> &'static str {
         Guard::Encoding => "One spelling per ticket",
         Guard::Protocol => "Protocol rules",
         Guard::Robustness => "Bad input",
+        Guard::Tasks => "Tasks",
     }
 }
 
