@@ -114,6 +114,16 @@ RSPORT=$(free_port)
 wait_port "$RSPORT"
 row "mrtr-client -> rmcp server (HTTP)" "result: deployed to staging" \
   "$BIN/mrtr-client" -y --token bob-token "http://127.0.0.1:$RSPORT/mcp"
+# The tasks extension, both ways: rmcp's client follows a task of mrtr-server (get_task,
+# update_task), and mrtr-client one of rmcp's TaskManager, over stdio and HTTP.
+row "rmcp client (tasks) -> mrtr-server --stdio: confirm_delete as a task" "result: Deleted a.txt." \
+  "$RMCP/rmcp-deploy-client" --tasks --tool confirm_delete --arguments '{"filename":"a.txt"}' -- "$BIN/mrtr-server" --stdio --key-hex "$KEY"
+row "rmcp client (tasks) -> mrtr-server --http: confirm_delete as a task" "result: Deleted a.txt." \
+  "$RMCP/rmcp-deploy-client" --tasks --tool confirm_delete --arguments '{"filename":"a.txt"}' --token bob-token "http://127.0.0.1:$MSPORT/mcp"
+row "mrtr-client (tasks) -> rmcp server (stdio): deploy_as_task" "result: deployed to staging" \
+  "$BIN/mrtr-client" -y --tool deploy_as_task -- "$RMCP/rmcp-deploy-server" --stdio --key-hex "$KEY"
+row "mrtr-client (tasks) -> rmcp server (HTTP): deploy_as_task" "result: deployed to staging" \
+  "$BIN/mrtr-client" -y --tool deploy_as_task --token bob-token "http://127.0.0.1:$RSPORT/mcp"
 # The divergence: rmcp has no legacy shim. A 2025-era client (initialize at 2025-11-25) that
 # calls deploy gets -32600 where mrtr-server and the TS SDK ask it with elicitation/create.
 row "rmcp client (legacy) -> rmcp server (stdio): divergence, InputRequiredResult refused with -32600" \
@@ -188,9 +198,9 @@ done
 # The audit in the page (Chromium, the release build in dist/) against the SDK servers made
 # callable from a page with the CORS line the page's sentence gives for each (Express's cors
 # middleware, Starlette's CORSMiddleware): the same rows as mrtr-audit's from a terminal.
-row "the audit in the page -> TS SDK server with the page's CORS line (Express + cors): the same rows as mrtr-audit's" "the same 27 rows" \
+row "the audit in the page -> TS SDK server with the page's CORS line (Express + cors): the same rows as mrtr-audit's" "the same [0-9]* rows" \
   node e2e/interop-live.mjs "$BIN/mrtr-audit" "" node "$PEERS/ts/ts_server.mjs" http @PORT@ --cors-origin @ORIGIN@
-row "the audit in the page -> Python SDK server with the page's CORS line (CORSMiddleware): the same rows as mrtr-audit's" "the same 27 rows" \
+row "the audit in the page -> Python SDK server with the page's CORS line (CORSMiddleware): the same rows as mrtr-audit's" "the same [0-9]* rows" \
   node e2e/interop-live.mjs "$BIN/mrtr-audit" "" "$PY" interop/py_server.py http @PORT@ --cors-origin @ORIGIN@
 echo; echo "mrtr-audit, one column per server:"
 "$BIN/mrtr-audit" --expect interop/audit-expected.json "${REPORTS[@]}" | tee "$AUD/table.txt"

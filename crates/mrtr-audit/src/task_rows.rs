@@ -83,16 +83,28 @@ fn open_questions(body: &Value) -> Map<String, Value> {
     }
 }
 
-/// What of a task must not change once it has ended: its status, when it last changed, and
-/// how it ended.
-fn ended_as(body: &Value) -> Value {
-    let r = body.get("result").cloned().unwrap_or(Value::Null);
-    json!([
-        r.get("status"),
-        r.get("lastUpdatedAt"),
-        r.get("result"),
-        r.get("error")
-    ])
+/// What of a task `tasks/get` shows that changed between two reads, each named: its status,
+/// when it says it last changed, how it ended, and its open questions. Empty: nothing did.
+fn changes(before: &Value, after: &Value) -> Vec<String> {
+    let field = |b: &Value, k: &str| {
+        b.pointer(&format!("/result/{k}"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    [
+        "status",
+        "lastUpdatedAt",
+        "result",
+        "error",
+        "inputRequests",
+    ]
+    .into_iter()
+    .filter(|k| field(before, k) != field(after, k))
+    .map(|k| match (field(before, k), field(after, k)) {
+        (Value::String(b), Value::String(a)) => format!("{k} went from {b} to {a}"),
+        _ => format!("its {k} changed"),
+    })
+    .collect()
 }
 
 /// The honest answer to each open question, as the audit's agreeable host gives it.
@@ -268,9 +280,11 @@ impl Auditor {
     async fn row_task(&mut self, asking: bool) -> Result<Result<Started, Judged>, AuditError> {
         self.find_task_tool().await?;
         let (name, arguments) = match &self.task_search {
-            TaskSearch::Found { asks: false, .. } if asking => return Ok(Err(skipped(&format!(
+            TaskSearch::Found { asks: false, .. } if asking => {
+                return Ok(Err(skipped(&format!(
                 "no task asked for input within {TASK_POLLS} polls, so there is nothing to answer"
-            )))),
+            ))))
+            }
             TaskSearch::Found {
                 name, arguments, ..
             } => (name.clone(), arguments.clone()),
@@ -405,16 +419,15 @@ impl Auditor {
             self.task_request("tasks/cancel", &task.id, json!({}), Who::Caller)
                 .await?;
         }
-        if ended_as(&before) != ended_as(&after)
-            || open_questions(&before) != open_questions(&after)
-        {
+        let changed = changes(&before, &after);
+        if !changed.is_empty() {
             return Ok((
                 Status::Fail,
                 format!(
                     "answered {}; the task moved on ({}); the same answers sent again changed it: {}",
                     keys.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "),
                     task_words(&before),
-                    task_words(&after)
+                    changed.join("; ")
                 ),
                 Some(msg),
                 Some(after),
@@ -451,13 +464,14 @@ impl Auditor {
         let (_, after) = self
             .task_request("tasks/get", &task.id, json!({}), Who::Caller)
             .await?;
-        if ended_as(&ended) != ended_as(&after) {
+        let changed = changes(&ended, &after);
+        if !changed.is_empty() {
             return Ok((
                 Status::Fail,
                 format!(
                     "cancelled the task ({}); answers to its questions sent after that changed it: {}",
                     task_words(&ended),
-                    task_words(&after)
+                    changed.join("; ")
                 ),
                 Some(msg),
                 Some(after),

@@ -3,7 +3,11 @@
 //! written the way rmcp 3.11's docs and examples write an MRTR server: `#[tool_router]`
 //! tools that answer with an `InputRequiredResult` and keep their state in a
 //! `requestState` sealed by rmcp's `RequestStateCodec`. It also serves the conformance
-//! suite's `input-required-result-*` fixtures, so the suite can be run against it.
+//! suite's `input-required-result-*` fixtures, so the suite can be run against it. And the
+//! deploy as a task (`deploy_as_task`, the tasks extension) on rmcp's own `TaskManager`: it
+//! builds for a second, asks `confirm` inside the task, and deploys on a yes. At every
+//! `--bind` level the task methods are rmcp's as they come: its `TaskManager` binds no task
+//! to a caller (a finding `mrtr-audit`'s `task-other-caller` row measures).
 //!
 //!   rmcp-deploy-server --stdio | --http ADDR  [--bind none|docs|full] [--ttl S] [--key-hex HEX]
 //!
@@ -366,6 +370,8 @@ struct DeployServer {
     /// HTTP serves 2026-07-28 only (rmcp's advice with per-request metadata required);
     /// stdio also lets a 2025-era client initialize (and then meet the -32600 divergence).
     modern_only: bool,
+    /// The tasks this process runs (rmcp's runtime for the tasks extension).
+    tasks: Arc<rmcp::task_manager::TaskManager>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -437,6 +443,7 @@ impl DeployServer {
             sealer,
             stdio_user: stdio_user.into(),
             modern_only,
+            tasks: Arc::new(rmcp::task_manager::TaskManager::new()),
             tool_router: Self::tool_router(),
         }
     }
@@ -461,6 +468,43 @@ impl DeployServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.confirm_then(&ROLLBACK, &args, ticket, &answers, &ctx)
+    }
+
+    #[tool(
+        description = "Deploy to an environment as a task: build, ask the user to confirm mid-way, deploy."
+    )]
+    async fn deploy_as_task(
+        &self,
+        Parameters(args): Parameters<EnvArgs>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // rmcp answers -32021 itself when the request did not declare the extension.
+        let env = args.env.clone();
+        let options = rmcp::task_manager::TaskOptions::new()
+            .with_ttl_ms(600_000)
+            .with_poll_interval_ms(500)
+            .with_status_message(format!("Building for {env}."));
+        let task = self.tasks.spawn(options, move |ctx| {
+            Box::pin(async move {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                ctx.set_status_message(format!("Built; waiting for the go-ahead for {env}."));
+                let question = ask_form(
+                    &format!("Roll the build out to {env}?"),
+                    "confirm",
+                    "boolean",
+                );
+                let answer = ctx.request_input("confirm", question).await?;
+                let yes = answer.get("action") == Some(&json!("accept"))
+                    && answer.pointer("/content/confirm") == Some(&json!(true));
+                let words = if yes {
+                    format!("deployed to {env}")
+                } else {
+                    format!("not deployed: the user did not confirm the deploy to {env}")
+                };
+                Ok(CallToolResult::success(vec![ContentBlock::text(words)]))
+            })
+        });
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
     }
 
     // The conformance suite's fixtures (names and keys fixed by its scenarios).
@@ -705,6 +749,7 @@ impl ServerHandler for DeployServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_prompts()
+                .enable_tasks()
                 .build(),
         );
         // MRTR needs 2026-07-28 (rmcp turns an InputRequiredResult for an older peer into -32600).
@@ -719,6 +764,33 @@ impl ServerHandler for DeployServer {
         } else {
             std::borrow::Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
         }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks
+            .get_task(&request.task_id)
+            .map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel_task(&request.task_id)
     }
 
     async fn list_prompts(
