@@ -23,10 +23,9 @@ use crate::components::{
 };
 use crate::state::embed::{parse_query, Query};
 use crate::state::link::{Link, LinkStoreFields, Widget};
-use crate::state::mounts::{Module, Slot, Slots};
+use crate::state::mounts::{Module, Slot, Slots, TOOLS_ATTR, TOOLS_READY};
 use crate::state::scorm;
 use crate::state::stage::trace_of;
-use crate::tools::{TOOLS_ATTR, TOOLS_READY};
 
 /// The attribute on `<html>` that says every widget is in its place: "ready".
 pub const STATE_ATTR: &str = "data-widgets";

@@ -16,13 +16,7 @@ use crate::app::mount_point;
 use crate::components::page_link::{location_hash, page_link};
 use crate::components::{AuditCard, LaterParts, LiveServer};
 use crate::state::link::{Link, Widget};
-use crate::state::mounts::{Module, Slot, Slots};
-
-/// The attribute on `<html>` that says how the tools are: "loading" (the lesson asked for
-/// them), "ready" (every part drawn) or "failed" (the module did not arrive).
-pub const TOOLS_ATTR: &str = "data-tools";
-/// The event the tools send once every part is drawn.
-pub const TOOLS_READY: &str = "mrtr-lab:tools-ready";
+use crate::state::mounts::{Module, Slot, Slots, TOOLS_ATTR, TOOLS_READY};
 
 /// Entry point of the tools' module: renders its widgets into their places.
 pub fn start_tools() {

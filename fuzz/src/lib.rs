@@ -9,6 +9,7 @@ pub mod state {
     pub mod audit_report;
     pub mod code;
     pub mod highlight;
+    pub mod lang;
     pub mod link;
     pub mod playback;
     pub mod sdk_table;

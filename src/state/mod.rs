@@ -9,6 +9,7 @@ pub mod geometry;
 pub mod glossary;
 pub mod highlight;
 pub mod json_view;
+pub mod lang;
 pub mod link;
 pub mod live;
 pub mod live_audit;

@@ -8,6 +8,12 @@
 
 use super::link::Widget;
 
+/// The attribute on `<html>` that says how the tools are: "loading" (the lesson asked for
+/// them), "ready" (every part drawn) or "failed" (the module did not arrive).
+pub const TOOLS_ATTR: &str = "data-tools";
+/// The event the tools send once every part is drawn.
+pub const TOOLS_READY: &str = "mrtr-lab:tools-ready";
+
 /// A place in index.html that a part of the app renders into (`data-mount="…"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Slot {

@@ -10,7 +10,7 @@ use mrtr_core::checks::Check;
 use mrtr_world::checks::CheckWords;
 use serde_json::Value;
 
-use super::code::Lang;
+use super::lang::Lang;
 
 const EXPECTED: &str = include_str!("../../interop/audit-expected.json");
 
@@ -118,19 +118,19 @@ pub fn variants(lang: Lang) -> &'static [Variant] {
         Variant {
             server: "rmcp-bind-none",
             heading: "--bind none: as rmcp's example",
-            path: super::code::RMCP_SERVER,
+            path: super::lang::RMCP_SERVER,
             hardened: false,
         },
         Variant {
             server: "rmcp-bind-docs",
             heading: "--bind docs: as the codec's docs",
-            path: super::code::RMCP_SERVER,
+            path: super::lang::RMCP_SERVER,
             hardened: true,
         },
         Variant {
             server: "rmcp-bind-full",
             heading: "--bind full: hardened",
-            path: super::code::RMCP_SERVER,
+            path: super::lang::RMCP_SERVER,
             hardened: true,
         },
     ];

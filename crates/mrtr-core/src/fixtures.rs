@@ -5,6 +5,8 @@ use serde_json::{json, Value};
 
 use crate::catalog::{Catalog, Invocation, Outcome, Prompt, Resource, Tool};
 use crate::error::RpcError;
+pub use crate::lesson::LATEST_RELEASE;
+use crate::lesson::{confirm_schema, name_request};
 use crate::wire::{InputKind, InputRequest, InputResponse};
 
 /// The catalogue of the native server: the conformance suite's feature fixtures first
@@ -105,18 +107,6 @@ fn fixture(
     }
 }
 
-pub(crate) fn confirm_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {"confirm": {"type": "boolean", "title": "Confirm", "description": "Go ahead?"}},
-        "required": ["confirm"],
-    })
-}
-
-/// The build the deploy tool resolves on a first call: the newest release, as a real tool
-/// would look it up. Fixed here, so every run and test sees the same.
-pub const LATEST_RELEASE: &str = "2026.11.30-2";
-
 /// The lesson's tool. First call: work out which release to deploy, then ask `confirm`,
 /// sealing `{env, release}` into the ticket. Retry with a verified ticket and an answer:
 /// deploy the release the user confirmed, to the environment, both read back out of the
@@ -175,13 +165,6 @@ fn elicitation(inv: &Invocation<'_>) -> Outcome {
         return Outcome::text(format!("Hello, {name}!"));
     }
     Outcome::ask("user_name", name_request(), None)
-}
-
-pub(crate) fn name_request() -> InputRequest {
-    InputRequest::elicit(
-        "What is your name?",
-        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
-    )
 }
 
 fn sampling(inv: &Invocation<'_>) -> Outcome {

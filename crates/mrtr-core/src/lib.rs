@@ -31,6 +31,8 @@ pub mod features;
 pub mod fixtures;
 pub mod headers;
 pub mod legacy;
+#[cfg(feature = "demo")]
+pub mod lesson;
 pub mod redemption;
 pub mod server;
 #[cfg(feature = "demo")]

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::catalog::{Catalog, Invocation, Outcome, Tool};
 use crate::error::RpcError;
-use crate::fixtures::{confirm_schema, name_request, LATEST_RELEASE};
+use crate::lesson::{confirm_schema, name_request, LATEST_RELEASE};
 use crate::tasks::{requires_tasks, Progress, Question, TaskView, TaskWork};
 use crate::wire::{InputRequest, InputResponse};
 

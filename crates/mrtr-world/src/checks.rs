@@ -101,7 +101,7 @@ impl SealWords for Seal {
 /// the first call), like everything else the page shows, not the absolute seconds the ticket
 /// carries.
 pub fn reason(r: &Refusal) -> String {
-    let t = |s: u64| i128::from(s) - i128::from(crate::world::EPOCH_S);
+    let t = |s: u64| i128::from(s) - i128::from(crate::knobs::EPOCH_S);
     match r {
         Refusal::Expired { exp, now } => format!(
             "ticket expired at t = {} s; it is now t = {} s ({} s late)",
@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn times_are_told_on_the_worlds_clock() {
-        let e = crate::world::EPOCH_S;
+        let e = crate::knobs::EPOCH_S;
         assert_eq!(
             reason(&Refusal::Expired {
                 exp: e + 120,

@@ -3,6 +3,10 @@
 use mrtr_core::checks::CheckPolicy;
 use mrtr_core::ticket::Seal;
 
+/// The simulation's epoch (2027-01-15): tickets carry plausible absolute times. Every world's
+/// clock counts from it.
+pub const EPOCH_S: u64 = 1_800_000_000;
+
 /// Where single use remembers redeemed tickets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum StoreMode {

@@ -15,8 +15,7 @@ use crate::knobs::{Knobs, StoreMode};
 use crate::memory::{Loss, SharedMemory};
 use crate::trace::{Event, EventKind, MessageKind, StoryStep, Trace};
 
-/// The simulation's epoch (2027-01-15): tickets carry plausible absolute times.
-pub const EPOCH_S: u64 = 1_800_000_000;
+pub use crate::knobs::EPOCH_S;
 /// The key every replica shares by default (32 bytes).
 pub const SHARED_SECRET: &[u8; 32] = b"mrtr-lab demo key, shared by A+B";
 /// The key replica B holds when the knob says it differs.
