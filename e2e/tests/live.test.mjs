@@ -161,12 +161,12 @@ test('live: the misuse moves against mrtr-server, each on a fresh ticket, each t
   await fill(page, url, 'bob-token');
   await page.getByTestId('live-other-token').fill('alice-token');
   for (const id of ['one-character', 'edited-payload', 'other-caller', 'no-token', 'other-arguments']) {
-    assert.match(await verdict(id), /✓ Refused with -32602/, id);
+    assert.match(await verdict(id), /✗ Refused with -32602/, id);
   }
   // A server with no memory of redemptions does the work twice; one with it refuses the repeat.
-  assert.match(await verdict('twice'), /Harm done: the server did the work/);
+  assert.match(await verdict('twice'), /⚠ Harm done: the server did the work/);
   await page.getByTestId('live-url').fill(single);
-  assert.match(await verdict('twice'), /✓ Refused with -32602/);
+  assert.match(await verdict('twice'), /✗ Refused with -32602/);
   // The "break it" steps: the commands name this page's origin; with the signature check off,
   // the edited ticket is done.
   await page.getByTestId('live-break').locator('summary').click();
@@ -174,7 +174,7 @@ test('live: the misuse moves against mrtr-server, each on a fresh ticket, each t
   assert.match(await page.getByTestId('live-broken').textContent(), /--unsafe-skip-check signature$/);
   const broken = await mrtrServer(['--cors-origin', site.origin, '--unsafe-skip-check', 'signature']);
   await page.getByTestId('live-url').fill(broken);
-  assert.match(await verdict('edited-payload'), /Harm done: the server did the work/);
+  assert.match(await verdict('edited-payload'), /⚠ Harm done: the server did the work/);
   await page.getByTestId('live-url').fill(single);
   // A URL that cannot be sent: the moves say so, and nothing is sent.
   const before = problems.length;

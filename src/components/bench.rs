@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use mrtr_world::misuse::{play_at, Move, Played, Upshot};
-use mrtr_world::Knobs;
+use mrtr_world::{Knobs, Tone};
 
 use super::clock::Clock;
 use super::knobs::BenchKnobs;
@@ -13,10 +13,11 @@ use super::CheckList;
 use crate::state::json_view::one_line;
 use crate::state::link::{LinkStoreFields, Widget};
 
-/// What the clock draws a move as: its tone, or `hidden` until the reader has predicted it.
+/// What the clock draws a move as: its tone's class, or `hidden` until the reader has
+/// predicted it.
 fn shown_tone(p: Option<&Played>, revealed: bool) -> &'static str {
     match (p, revealed) {
-        (Some(p), true) => p.tone(),
+        (Some(p), true) => p.tone().class(),
         _ => "hidden",
     }
 }
@@ -24,7 +25,7 @@ fn shown_tone(p: Option<&Played>, revealed: bool) -> &'static str {
 /// The move's result in a few words, for its row: what the same run came to.
 fn chip(p: &Played) -> String {
     match (p.tone(), p.upshot()) {
-        ("harm", _) => "⚠ Harm done".into(),
+        (Tone::Harm, _) => format!("{} {}", Tone::Harm.glyph(), Tone::Harm.word()),
         (_, u) => u.label().into(),
     }
 }
@@ -129,8 +130,8 @@ pub fn AttackBench() -> impl IntoView {
                                         </div>
                                         <div class="attempt-col">
                                             <h3>"The server answers"</h3>
-                                            <p class=if a.harm.is_some() { "answer-words harm" } else { "answer-words" } data-testid="misuse-answer">
-                                                {a.harm.is_some().then(|| view! { <span class="warn-symbol" aria-hidden="true">"⚠ "</span> })}
+                                            <p class=if a.harm.is_some() { format!("answer-words {}", Tone::Harm.class()) } else { "answer-words".into() } data-testid="misuse-answer">
+                                                {a.harm.is_some().then(|| view! { <span class="warn-symbol" aria-hidden="true">{format!("{} ", Tone::Harm.glyph())}</span> })}
                                                 {a.answer.clone()}
                                             </p>
                                             <details class="json-fold"><summary>"As sent: "<code>{one_line(&a.response)}</code></summary><pre class="json small" tabindex="0">{serde_json::to_string_pretty(&a.response).unwrap_or_default()}</pre></details>

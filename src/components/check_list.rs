@@ -2,7 +2,7 @@ use leptos::prelude::*;
 use mrtr_core::ticket::Seal;
 use mrtr_core::Verdict;
 
-use mrtr_world::setup::Harm;
+use mrtr_world::tone::{Harm, Tone};
 
 use crate::state::checks_view::{check_rows, judged};
 
@@ -18,14 +18,15 @@ pub fn CheckList(
     harm: Option<Harm>,
 ) -> impl IntoView {
     let (headline, tone) = judged(&verdict, harm.as_ref());
+    let warn = tone == Tone::Harm;
     let head = match by {
         Some(b) => format!("{b}: {headline}"),
         None => headline,
     };
     view! {
         <div class="check-list">
-            <p class=format!("verdict {tone}") data-testid="verdict">
-                {(tone == "harm").then(|| view! { <span class="warn-symbol" aria-hidden="true">"⚠ "</span> })}
+            <p class=format!("verdict {}", tone.class()) data-testid="verdict">
+                {warn.then(|| view! { <span class="warn-symbol" aria-hidden="true">{format!("{} ", tone.glyph())}</span> })}
                 {head}
             </p>
             {harm.map(|h| view! { <p class="harm-what" data-testid="harm">{h.what_went_wrong}"."</p> })}

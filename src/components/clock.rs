@@ -137,7 +137,7 @@ pub fn Clock(
     };
     view! {
         <div class="clock" data-testid="clock">
-            <p class="hint">"Marker n is move n below: drag it, or use the arrow keys and Page Up/Down. Green: deployed as asked; amber ⚠: harm; red: refused; grey: asked again; dashed: not predicted."</p>
+            <p class="hint">{format!("Marker n is move n below: drag it, or use the arrow keys and Page Up/Down. Green: deployed as asked; amber {}: harm; red: refused; grey: asked again; dashed: not predicted.", mrtr_world::Tone::Harm.glyph())}</p>
             <div class="clock-tracks">
             <div class="clock-inner" style=move || format!("--ttl: {}", percent(place(ttl.get(), scale.get())))>
                 <div class="valid-band" aria-hidden="true"></div>

@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 use mrtr_world::inspect::{edit, inspect, minted_ticket, Editable, Inspection, Part};
 use mrtr_world::scenario::tamper;
+use mrtr_world::Tone;
 
 use super::knobs::ServerKnobs;
 use super::page_link::{use_link, EditLink};
@@ -103,14 +104,15 @@ pub fn TicketInspector() -> impl IntoView {
         <div class="inspector-body">
             {move || inspection.get().map(|i| {
                 // Work bob never confirmed is harm, drawn as a warning: never "Accepted" in green.
-                let (class, word) = match (i.outcome.completed(), i.harm.is_some()) {
-                    (true, false) => ("verdict-bar ok", "Accepted"),
-                    (true, true) => ("verdict-bar harm", "Harm done"),
-                    (false, _) => ("verdict-bar refused", "Refused"),
+                let tone = match (i.outcome.completed(), i.harm.is_some()) {
+                    (true, false) => Tone::Done,
+                    (true, true) => Tone::Harm,
+                    (false, _) => Tone::Refused,
                 };
+                let word = tone.word();
                 view! {
-                    <p class=class data-testid="ticket-verdict" role="status">
-                        {i.harm.is_some().then(|| view! { <span class="warn-symbol" aria-hidden="true">"⚠ "</span> })}
+                    <p class=format!("verdict-bar {}", tone.class()) data-testid="ticket-verdict" role="status">
+                        {(tone == Tone::Harm).then(|| view! { <span class="warn-symbol" aria-hidden="true">{format!("{} ", tone.glyph())}</span> })}
                         <strong>{word}</strong>
                         {i.verdict.first_failure().map(|(c, _)| format!(" — {} check", c.id()))}
                         // The answer without its first word when the bar already says it.

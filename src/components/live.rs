@@ -11,7 +11,6 @@ use crate::state::live::{
     Question, Session, TicketView, REPLICA_HEADER, TIMEOUT_MS,
 };
 use crate::state::live_moves::{Move, MoveRun, Verdict};
-use mrtr_world::checks::glyph;
 
 /// The form, the round trip drawn step by step, and the wire log.
 #[component]
@@ -227,26 +226,31 @@ fn break_it(origin: &str) -> impl IntoView {
 
 fn move_result(run: &MoveRun, origin: &str, url: &str) -> impl IntoView {
     let changed = run.changed.clone().map(|c| format!("Sent: {c}. "));
+    // A verdict in its tone (glyph, word, class), as every verdict on the page; a move not
+    // made or a failed request is no verdict.
+    let tone = run.verdict().and_then(|v| v.tone());
+    let lead = tone
+        .map(|t| format!("{} {}", t.glyph(), t.word()))
+        .unwrap_or_default();
     let (class, words) = match run.verdict() {
-        None => ("hint", "Sending…".to_owned()),
-        Some(Verdict::Refused { code, message }) => (
-            "feedback ok",
-            format!("{} Refused with {code}: {message}", glyph::YES),
-        ),
-        Some(Verdict::RefusedHttp(status)) => (
-            "feedback ok",
-            format!("{} Refused with HTTP {status}.", glyph::YES),
-        ),
+        None => ("hint".to_owned(), "Sending…".to_owned()),
+        Some(Verdict::Refused { code, message }) => {
+            (String::new(), format!("{lead} with {code}: {message}"))
+        }
+        Some(Verdict::RefusedHttp(status)) => {
+            (String::new(), format!("{lead} with HTTP {status}."))
+        }
         Some(Verdict::AskedAgain) => (
-            "feedback ok",
-            format!("{} Not done: the server asked again instead.", glyph::YES),
+            String::new(),
+            format!("{lead}: nothing was done with the ticket."),
         ),
-        Some(Verdict::Accepted) => (
-            "feedback refused",
-            format!("{} Harm done: the server did the work.", glyph::NO),
-        ),
-        Some(Verdict::NotMade(why)) => ("hint", format!("Not made: {why}.")),
-        Some(Verdict::Failed(f)) => ("feedback refused", f.sentence(origin, url)),
+        Some(Verdict::Accepted) => (String::new(), format!("{lead}: the server did the work.")),
+        Some(Verdict::NotMade(why)) => ("hint".to_owned(), format!("Not made: {why}.")),
+        Some(Verdict::Failed(f)) => ("feedback refused".to_owned(), f.sentence(origin, url)),
+    };
+    let class = match tone {
+        Some(t) => format!("feedback {}", t.class()),
+        None => class,
     };
     let sent = run
         .sent

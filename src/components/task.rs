@@ -94,7 +94,7 @@ pub fn TaskConsole() -> impl IntoView {
             </fieldset>
             <ol class="task-log" data-testid="task-log">
                 {move || run.get().exchanges.into_iter().map(|e| view! {
-                    <li class=format!("task-exchange {}", e.tone) data-testid="task-exchange">
+                    <li class=format!("task-exchange {}", e.tone.class()) data-testid="task-exchange">
                         <h3>{format!("t = {} s: {} → replica {}: {}", e.at_s, sender(e.by), e.replica.name(), e.method)}</h3>
                         <p class="answer-words" data-testid="task-words">{e.words.clone()}</p>
                         {e.log.clone().map(|d| view! { <p class="log">"The replica's log (never sent): "<code>{d}</code></p> })}

@@ -5,7 +5,7 @@ use mrtr_core::ticket::OpenError;
 use mrtr_core::ticket::Seal;
 use mrtr_core::Verdict;
 use mrtr_world::checks::{reason, CheckWords, StatusWords};
-use mrtr_world::setup::Harm;
+use mrtr_world::tone::{Harm, Tone};
 
 /// One check's row in the page's list of checks.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,30 +63,21 @@ fn question(check: Check, status: &Status, seal: Seal) -> &'static str {
     }
 }
 
-/// "Accepted", "Asked again" or "Refused at the … check".
+/// "Accepted", "Asked again: …" or "Refused at the … check": the verdict's tone, in words.
 pub fn headline(verdict: &Verdict) -> String {
-    match (verdict.first_failure(), verdict.unanswered()) {
-        (Some((c, _)), _) => format!("Refused at the {} check", c.id()),
-        (None, Some(_)) => "Asked again: no answer of the kind asked".into(),
-        (None, None) => "Accepted".into(),
+    match (verdict.first_failure(), Tone::of_verdict(verdict, None)) {
+        (Some((c, _)), _) => format!("{} at the {} check", Tone::Refused.word(), c.id()),
+        (None, Tone::Asked) => format!("{}: no answer of the kind asked", Tone::Asked.word()),
+        (None, t) => t.word().into(),
     }
 }
 
-/// The verdict's class: `ok`, `asked` or `refused`.
-pub fn tone(verdict: &Verdict) -> &'static str {
-    match (verdict.first_failure(), verdict.unanswered()) {
-        (Some(_), _) => "refused",
-        (None, Some(_)) => "asked",
-        (None, None) => "ok",
-    }
-}
-
-/// The headline and class of a verdict whose work the world judged: work that was harm reads
-/// "Harm done" with the warning class, never "Accepted" as a success.
-pub fn judged(verdict: &Verdict, harm: Option<&Harm>) -> (String, &'static str) {
-    match harm {
-        Some(_) if tone(verdict) == "ok" => ("Harm done: no check refused it".into(), "harm"),
-        _ => (headline(verdict), tone(verdict)),
+/// The headline and tone of a verdict whose work the world judged: work that was harm reads
+/// as harm (its word and tone), never "Accepted" as a success.
+pub fn judged(verdict: &Verdict, harm: Option<&Harm>) -> (String, Tone) {
+    match Tone::of_verdict(verdict, harm) {
+        Tone::Harm => (Harm::headline("no check refused it"), Tone::Harm),
+        t => (headline(verdict), t),
     }
 }
 
@@ -114,7 +105,7 @@ mod tests {
         );
         assert_eq!(check_rows(t.verdict().unwrap(), t.seal).len(), 6);
         assert_eq!(headline(t.verdict().unwrap()), "Accepted");
-        assert_eq!(tone(t.verdict().unwrap()), "ok");
+        assert_eq!(Tone::of_verdict(t.verdict().unwrap(), None), Tone::Done);
     }
 
     #[test]
@@ -144,9 +135,13 @@ mod tests {
         k.policy_b.signature = false;
         let t = round_trip(k, Ending::Tampered);
         let v = t.verdict().unwrap();
-        assert_eq!(tone(v), "ok", "the checks alone let it through");
-        let (head, class) = judged(v, t.harm.as_ref());
-        assert_eq!(class, "harm");
+        assert_eq!(
+            Tone::of_verdict(v, None),
+            Tone::Done,
+            "the checks alone let it through"
+        );
+        let (head, tone) = judged(v, t.harm.as_ref());
+        assert_eq!(tone, Tone::Harm);
         assert!(
             head.starts_with("Harm done") && !head.contains("Accepted"),
             "{head}"
@@ -155,7 +150,7 @@ mod tests {
         let honest = round_trip(Knobs::default(), Ending::Honest);
         assert_eq!(
             judged(honest.verdict().unwrap(), honest.harm.as_ref()),
-            ("Accepted".to_owned(), "ok")
+            ("Accepted".to_owned(), Tone::Done)
         );
     }
 
@@ -194,7 +189,7 @@ mod tests {
             .unwrap();
         let v = &o.attempts[0].verdict;
         assert_eq!(headline(v), "Asked again: no answer of the kind asked");
-        assert_eq!(tone(v), "asked");
+        assert_eq!(Tone::of_verdict(v, None), Tone::Asked);
         let answer = check_rows(v, Seal::Signed)
             .into_iter()
             .find(|r| r.id == "answer")

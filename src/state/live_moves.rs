@@ -105,6 +105,19 @@ impl Verdict {
             Verdict::Refused { .. } | Verdict::RefusedHttp(_) | Verdict::AskedAgain
         )
     }
+
+    /// The verdict's tone, as every verdict on the page is drawn: a refusal, the question
+    /// asked again, or harm (the server did the work with a misused ticket). `None` for a
+    /// move not made or a request that failed: no verdict.
+    pub fn tone(&self) -> Option<mrtr_world::Tone> {
+        use mrtr_world::Tone;
+        match self {
+            Verdict::Refused { .. } | Verdict::RefusedHttp(_) => Some(Tone::Refused),
+            Verdict::AskedAgain => Some(Tone::Asked),
+            Verdict::Accepted => Some(Tone::Harm),
+            Verdict::NotMade(_) | Verdict::Failed(_) => None,
+        }
+    }
 }
 
 /// A request the view sends: its bytes and the token to send them with.

@@ -18,11 +18,13 @@ pub mod rules;
 pub mod scenario;
 pub mod setup;
 pub mod tasks;
+pub mod tone;
 pub mod trace;
 pub mod world;
 
 pub use actor::{Actor, Replica};
 pub use knobs::{Knobs, StoreMode};
 pub use scenario::{round_trip, Ending};
+pub use tone::Tone;
 pub use trace::{Event, EventKind, MessageKind, ServerPhase, StoryStep, Trace};
 pub use world::World;

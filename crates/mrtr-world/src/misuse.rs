@@ -351,16 +351,17 @@ impl Played {
         }
     }
 
-    /// The move's class, as the clock draws it: `refused` (an attempt was refused), `harm`
-    /// (work bob never confirmed was done), `ok` (deployed, no harm) or `asked` (nothing
+    /// The move's tone, as the clock and its row draw it: refused (an attempt was refused),
+    /// harm (work bob never confirmed was done), done (deployed, no harm) or asked (nothing
     /// done, the question asked again).
-    pub fn tone(&self) -> &'static str {
+    pub fn tone(&self) -> crate::Tone {
+        use crate::Tone;
         let harm = self.attempts.iter().any(|a| a.harm.is_some());
         match (self.first_failure(), harm, self.deploys()) {
-            (Some(_), _, _) => "refused",
-            (None, true, _) => "harm",
-            (None, false, 0) => "asked",
-            (None, false, _) => "ok",
+            (Some(_), _, _) => Tone::Refused,
+            (None, true, _) => Tone::Harm,
+            (None, false, 0) => Tone::Asked,
+            (None, false, _) => Tone::Done,
         }
     }
 
@@ -931,7 +932,7 @@ mod tests {
             p.attempts[0].answer,
             "Accepted: deployed to staging, release 2026.11.30-2."
         );
-        assert_eq!(p.tone(), "ok");
+        assert_eq!(p.tone(), crate::Tone::Done);
         let edited = play(Knobs::default(), Move::EditToProd).unwrap();
         assert!(edited.attempts[0]
             .detail
@@ -991,7 +992,7 @@ mod tests {
             "✓✓✓✓✓✓",
             "replica A never saw B's redemption"
         );
-        assert_eq!(p.tone(), "harm");
+        assert_eq!(p.tone(), crate::Tone::Harm);
         let h = p.attempts[1].harm.as_ref().unwrap();
         assert!(
             h.what_went_wrong.contains("never saw the first redemption"),
@@ -1011,7 +1012,7 @@ mod tests {
         // One machine, its copy behind: the repeat finds nothing and deploys again.
         let one = play(on(StoreMode::Shared), Move::MemoryDies).unwrap();
         assert_eq!(one.deploys(), 2);
-        assert_eq!(one.tone(), "harm");
+        assert_eq!(one.tone(), crate::Tone::Harm);
         assert!(
             one.attempts[1]
                 .what
@@ -1068,16 +1069,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(once.decisive().unwrap().0, 1);
-        assert_eq!(once.tone(), "refused");
-        assert_eq!(play(k, Move::WithoutAnswer).unwrap().tone(), "asked");
+        assert_eq!(once.tone(), crate::Tone::Refused);
+        assert_eq!(
+            play(k, Move::WithoutAnswer).unwrap().tone(),
+            crate::Tone::Asked
+        );
         // Every move's tone agrees with its upshot.
         for mv in Move::ALL {
             let p = play(k, mv).unwrap();
             let tone = p.tone();
             match p.upshot() {
-                Upshot::Refused(_) => assert_eq!(tone, "refused", "{mv:?}"),
-                Upshot::AskedAgain => assert_eq!(tone, "asked", "{mv:?}"),
-                Upshot::Deployed => assert!(tone == "ok" || tone == "harm", "{mv:?}"),
+                Upshot::Refused(_) => assert_eq!(tone, crate::Tone::Refused, "{mv:?}"),
+                Upshot::AskedAgain => assert_eq!(tone, crate::Tone::Asked, "{mv:?}"),
+                Upshot::Deployed => assert!(
+                    matches!(tone, crate::Tone::Done | crate::Tone::Harm),
+                    "{mv:?}"
+                ),
             }
         }
     }
@@ -1093,7 +1100,7 @@ mod tests {
             alice.attempts[0].answer,
             "Harm done: deployed to staging, release 2026.11.30-2. The ticket was bob's, and alice, who confirmed nothing, got the deploy: B let it through because its principal check is off."
         );
-        assert_eq!(alice.tone(), "harm");
+        assert_eq!(alice.tone(), crate::Tone::Harm);
         let late = play(knobs, Move::WaitFiveMinutes).unwrap();
         assert_eq!(
             late.attempts[0].harm.as_ref().unwrap().kind,

@@ -260,7 +260,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
                 "B checks the ticket: {}. It takes the pending work from the ticket and answers \"{}\".{} Neither replica stored a thing between the two calls.",
                 check_sentence(v),
                 reply.result().and_then(|r| r.pointer("/content/0/text")).and_then(Value::as_str).unwrap_or(""),
-                harm.as_ref().map(|h| format!(" Harm done: {}.", h.what_went_wrong)).unwrap_or_default()
+                harm.as_ref().map(|h| format!(" {}.", crate::tone::Harm::headline(&h.what_went_wrong))).unwrap_or_default()
             ),
         ),
         (Some(v), Some(e)) => (

@@ -157,41 +157,7 @@ impl RequestOutcome {
     }
 }
 
-/// The kinds of attack that work when a check is missing: what a completed request did that
-/// the user never asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum HarmKind {
-    /// A deploy for a caller the ticket was not minted for.
-    OtherCaller,
-    /// A deploy to an environment the user never confirmed.
-    Unconfirmed,
-    /// A deploy after the ticket the user confirmed on had expired.
-    Late,
-    /// Another deploy on a confirmation that already deployed.
-    Again,
-}
-
-impl HarmKind {
-    /// A stable name for markup and tests.
-    pub fn id(self) -> &'static str {
-        match self {
-            HarmKind::OtherCaller => "other-caller",
-            HarmKind::Unconfirmed => "unconfirmed",
-            HarmKind::Late => "late",
-            HarmKind::Again => "again",
-        }
-    }
-}
-
-/// An attack that worked, as the world judged it from the run: the kind, and what went
-/// wrong in a sentence (the fact, then why B let it through, read off its verdict).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Harm {
-    /// Which attack.
-    pub kind: HarmKind,
-    /// The fact, then why B let it through, in a sentence.
-    pub what_went_wrong: String,
-}
+pub use crate::tone::{Harm, HarmKind};
 
 /// The text of a result that deployed something.
 pub fn deployed_text(response: &Value) -> Option<&str> {
@@ -370,7 +336,7 @@ pub fn judge(
     Judgement {
         answer: match (&outcome, &harm) {
             (RequestOutcome::Completed(text), Some(h)) => {
-                format!("Harm done: {text}. {}.", h.what_went_wrong)
+                format!("{}. {}.", Harm::headline(text), h.what_went_wrong)
             }
             _ => answer_words(&outcome, &verdict, &response, w.knobs.seal),
         },

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use crate::actor::{Actor, Replica};
 use crate::knobs::{Knobs, StoreMode};
+use crate::tone::Tone;
 use crate::world::{replica_codec, EPOCH_S};
 
 /// Most steps one run (and one link) holds.
@@ -141,16 +142,16 @@ pub fn steps_from_text(text: &str) -> Option<Vec<TaskStep>> {
     steps.filter(|s| s.len() <= MAX_STEPS)
 }
 
-/// How an exchange is drawn: the same four tones the rest of the page uses, and `working`
-/// for a task that is simply still going.
-pub fn tone_of(reply: &Value) -> &'static str {
+/// How an exchange is drawn: refused (an error), asked (the task waits for an answer), done
+/// (it ended) or working (it goes on, or the request was acknowledged).
+pub fn tone_of(reply: &Value) -> Tone {
     if reply.get("error").is_some() {
-        return "refused";
+        return Tone::Refused;
     }
     match reply.pointer("/result/status").and_then(Value::as_str) {
-        Some("input_required") => "asked",
-        Some("completed") | Some("cancelled") | Some("failed") => "ok",
-        _ => "working",
+        Some("input_required") => Tone::Asked,
+        Some("completed") | Some("cancelled") | Some("failed") => Tone::Done,
+        _ => Tone::Working,
     }
 }
 
@@ -172,7 +173,7 @@ pub struct Exchange {
     /// What came of it, in words, from the response and the replica's trace.
     pub words: String,
     /// How it is drawn (see [`tone_of`]).
-    pub tone: &'static str,
+    pub tone: Tone,
     /// What the replica's log says and the wire does not (a refusal's reason).
     pub log: Option<String>,
 }
@@ -499,8 +500,8 @@ mod tests {
         );
         let replicas: Vec<Replica> = r.exchanges.iter().map(|e| e.replica).collect();
         assert_eq!(replicas, [Replica::A, Replica::B, Replica::A, Replica::B]);
-        assert_eq!(r.exchanges[0].tone, "working");
-        assert_eq!(r.exchanges[1].tone, "asked");
+        assert_eq!(r.exchanges[0].tone, Tone::Working);
+        assert_eq!(r.exchanges[1].tone, Tone::Asked);
         assert!(
             r.exchanges[1].words.contains("Roll it out to prod now?"),
             "{}",
@@ -529,12 +530,13 @@ mod tests {
         let r = run(&[Wait(20), ThiefPolls, ThiefAnswers, ThiefCancels, Poll]);
         for e in &r.exchanges[1..4] {
             assert_eq!(e.by, Actor::Thief);
-            assert_eq!(e.tone, "refused");
+            assert_eq!(e.tone, Tone::Refused);
             assert_eq!(e.response["error"]["message"], "Task not found");
             assert_eq!(e.log.as_deref(), Some("the task belongs to another caller"));
         }
         assert_eq!(
-            r.exchanges[4].tone, "asked",
+            r.exchanges[4].tone,
+            Tone::Asked,
             "bob's task still waits for bob"
         );
         assert_eq!((r.status, r.deploys), (Some(TaskStatus::InputRequired), 0));
@@ -560,7 +562,7 @@ mod tests {
             "{}",
             r.exchanges[1].words
         );
-        assert_eq!(r.exchanges[2].tone, "asked");
+        assert_eq!(r.exchanges[2].tone, Tone::Asked);
     }
 
     #[test]
@@ -592,7 +594,8 @@ mod tests {
             Some("no such task, or it expired")
         );
         assert_eq!(
-            r.exchanges[2].tone, "working",
+            r.exchanges[2].tone,
+            Tone::Working,
             "A, which started it, still has it"
         );
         assert!(!r.shared);

@@ -155,7 +155,7 @@ pub struct Trace {
     /// How the replicas of this run protect their tickets: what the signature check is asked.
     pub seal: mrtr_core::ticket::Seal,
     /// What went wrong, when the story ends in work the user never confirmed.
-    pub harm: Option<crate::setup::Harm>,
+    pub harm: Option<crate::tone::Harm>,
 }
 
 /// What the server's code is doing at a step of the story, as the step's events say.
