@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use page_state::state::audit_report::parse;
+use page_state::state::audit_report::{parse, shows};
 use mrtr_audit::Status;
 use page_state::state::link::Link;
 
@@ -19,8 +19,8 @@ fuzz_target!(|data: &[u8]| {
     let counted = [Status::Pass, Status::Fail, Status::Skipped].map(|s| report.count(s));
     assert_eq!(counted.iter().sum::<usize>(), report.rows.len());
     for row in &report.rows {
-        let _ = row.symbol();
-        match (row.row, row.href()) {
+        let _ = row.status.symbol();
+        match (row.row, shows(row)) {
             (Some(known), Some(href)) => {
                 assert_eq!(known.id, row.id);
                 assert_eq!(href, format!("#{}", known.shows));

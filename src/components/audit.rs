@@ -3,7 +3,9 @@ use mrtr_audit::{levels_words, Status};
 use wasm_bindgen::JsCast;
 
 use super::page_link::{use_link, EditLink};
-use crate::state::audit_report::{parse, ReportView, RowView, SAMPLE_FILE};
+use mrtr_audit::{FileRow, ReportFile};
+
+use crate::state::audit_report::{read as read_loaded, shows, Loaded, SAMPLE_FILE};
 use crate::state::link::{LinkStoreFields, Widget};
 
 /// Where the report on show came from.
@@ -11,7 +13,7 @@ use crate::state::link::{LinkStoreFields, Widget};
 enum Source {
     Nothing,
     /// Pasted or opened by the reader: read here, never sent anywhere.
-    Reader(String),
+    Reader(Loaded),
 }
 
 /// "Audit your server": an mrtr-audit report read as a report card, each failing row linked
@@ -22,20 +24,22 @@ pub fn AuditCard() -> impl IntoView {
     let source = RwSignal::new(Source::Nothing);
     let sample_on = link.audit_sample();
     // Fetched from beside the page only when asked for.
-    let sample_text = RwSignal::new(None::<String>);
+    let sample_text = RwSignal::new(None::<Loaded>);
     Effect::new(move |_| {
         if sample_on.get() && sample_text.with_untracked(Option::is_none) {
             leptos::task::spawn_local(async move {
-                sample_text.set(Some(fetch_text(SAMPLE_FILE).await.unwrap_or_else(|e| {
-                    format!("{{\"error\": \"the sample report could not be fetched ({e})\"}}")
-                })));
+                let loaded = match fetch_text(SAMPLE_FILE).await {
+                    Ok(t) => Loaded::Text(t),
+                    Err(why) => Loaded::FetchFailed(why),
+                };
+                sample_text.set(Some(loaded));
             });
         }
     });
-    let report = Memo::new(move |_| -> Option<Result<ReportView, String>> {
+    let report = Memo::new(move |_| -> Option<Result<ReportFile, String>> {
         match (source.get(), sample_on.get(), sample_text.get()) {
-            (Source::Reader(t), _, _) => Some(parse(&t)),
-            (Source::Nothing, true, Some(t)) => Some(parse(&t)),
+            (Source::Reader(l), _, _) => Some(read_loaded(&l)),
+            (Source::Nothing, true, Some(l)) => Some(read_loaded(&l)),
             (Source::Nothing, _, _) => None,
         }
     });
@@ -43,8 +47,8 @@ pub fn AuditCard() -> impl IntoView {
         source.set(Source::Nothing);
         link.edit(Widget::Audit).audit_sample().set(true);
     };
-    let read = move |text: String| {
-        source.set(Source::Reader(text));
+    let read = move |loaded: Loaded| {
+        source.set(Source::Reader(loaded));
         link.edit(Widget::Audit).audit_sample().set(false);
     };
     let on_file = move |ev: leptos::ev::Event| {
@@ -58,7 +62,7 @@ pub fn AuditCard() -> impl IntoView {
             return;
         };
         if file.size() > crate::state::audit_report::MAX_REPORT_BYTES as f64 {
-            read(format!("{{\"too big\": {}}}", file.size()));
+            read(Loaded::TooLarge(file.size() as u64));
             return;
         }
         leptos::task::spawn_local(async move {
@@ -67,7 +71,7 @@ pub fn AuditCard() -> impl IntoView {
                 .ok()
                 .and_then(|v| v.as_string())
                 .unwrap_or_default();
-            read(text);
+            read(Loaded::Text(text));
         });
     };
     view! {
@@ -81,7 +85,7 @@ pub fn AuditCard() -> impl IntoView {
             <details class="paste">
                 <summary>"Or paste a report"</summary>
                 <textarea rows="6" aria-label="An mrtr-audit report, as JSON" data-testid="audit-paste"
-                    on:input=move |ev| read(event_target_value(&ev))></textarea>
+                    on:input=move |ev| read(Loaded::Text(event_target_value(&ev)))></textarea>
             </details>
             {move || report.get().map(|r| match r {
                 Err(e) => view! { <p class="feedback refused" role="alert" data-testid="audit-error">{e}</p> }.into_any(),
@@ -93,10 +97,10 @@ pub fn AuditCard() -> impl IntoView {
 
 /// The report card: the verdict, then the failed rows open and linked to the widget that
 /// shows each misuse, the passed and skipped ones folded.
-pub(super) fn card(r: ReportView) -> impl IntoView {
+pub(super) fn card(r: ReportFile) -> impl IntoView {
     let ok = r.ok();
     let verdict = r.verdict();
-    let group = |status: Status| -> Vec<RowView> {
+    let group = |status: Status| -> Vec<FileRow> {
         r.rows
             .iter()
             .filter(|x| x.status == status)
@@ -129,7 +133,7 @@ pub(super) fn card(r: ReportView) -> impl IntoView {
     }
 }
 
-fn rows(list: Vec<RowView>) -> impl IntoView {
+fn rows(list: Vec<FileRow>) -> impl IntoView {
     list.into_iter()
         .map(|row| {
             let title = row
@@ -137,10 +141,10 @@ fn rows(list: Vec<RowView>) -> impl IntoView {
                 .map(|x| x.title.to_owned())
                 .unwrap_or_else(|| format!("{} (a row this page does not know)", row.id));
             let level = row.row.map(|x| x.level.id()).unwrap_or("?");
-            let href = (row.status == Status::Fail).then(|| row.href()).flatten();
+            let href = (row.status == Status::Fail).then(|| shows(&row)).flatten();
             view! {
                 <li class=format!("audit-row {}", row.status.id()) data-row=row.id.clone()>
-                    <span class="symbol" aria-hidden="true">{row.symbol()}</span>
+                    <span class="symbol" aria-hidden="true">{row.status.symbol()}</span>
                     <span class="word">{row.status.word()}</span>
                     <span class="question">{title}</span>
                     <span class="level">{level}</span>

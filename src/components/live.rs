@@ -277,64 +277,14 @@ fn status_line(s: &Session, busy: bool) -> String {
     }
 }
 
-/// The round trip, one line per request: what went, who answered, what came back.
+/// The round trip, one line per request: what went, who answered, what came back (in the
+/// session's own words).
 fn rounds(s: &Session) -> impl IntoView {
-    let mut items = Vec::new();
-    let mut prev_replica: Option<String> = None;
-    for pair in s.log.chunks(2) {
-        let sent = &pair[0];
-        let got = pair.get(1);
-        let what = if sent.round == 1 {
-            "The call".to_owned()
-        } else {
-            format!("Retry {}", sent.round - 1)
-        };
-        let answer = got.map(|g| {
-            let kind = serde_json::from_str::<Value>(&g.bytes)
-                .ok()
-                .and_then(|v| {
-                    v.pointer("/result/resultType")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                        .or_else(|| v.get("error").map(|_| "an error".into()))
-                })
-                .unwrap_or_else(|| "an answer".into());
-            let replica = match (&g.replica, &prev_replica) {
-                (Some(r), Some(p)) if r != p => {
-                    format!(" from replica {r} (not {p}: another replica)")
-                }
-                (Some(r), _) => format!(" from replica {r}"),
-                (None, _) => String::new(),
-            };
-            prev_replica = g.replica.clone().or(prev_replica.clone());
-            format!(
-                " → HTTP {}{replica}, {kind}, in {} ms",
-                g.status.unwrap_or(0),
-                g.ms.unwrap_or(0)
-            )
-        });
-        let carries = serde_json::from_str::<Value>(&sent.bytes)
-            .ok()
-            .map(|v| {
-                let mut c = Vec::new();
-                if v.pointer("/params/inputResponses").is_some() {
-                    c.push("your answers");
-                }
-                if v.pointer("/params/requestState").is_some() {
-                    c.push("the ticket, byte for byte");
-                }
-                c
-            })
-            .unwrap_or_default();
-        let carries = if carries.is_empty() {
-            String::new()
-        } else {
-            format!(" with {}", carries.join(" and "))
-        };
-        items.push(view! {
-            <li data-testid="live-round">{format!("{what}{carries}{}", answer.unwrap_or_else(|| " …".into()))}</li>
-        });
-    }
+    let items = s
+        .round_lines()
+        .into_iter()
+        .map(|line| view! { <li data-testid="live-round">{line}</li> })
+        .collect_view();
     view! { <ol class="live-rounds" data-testid="live-rounds">{items}</ol> }
 }
 

@@ -5,7 +5,7 @@
 //! say pass, fail or skipped and give its evidence as text.
 
 pub use mrtr_audit::MAX_REPORT_BYTES;
-use mrtr_audit::{Failed, ReadError, ReportFile, Row, Status, SCHEMA};
+use mrtr_audit::{FileRow, ReadError, ReportFile, SCHEMA};
 
 /// The sample report, a file beside the page (`assets/audit-sample.json`): the audit of the
 /// lab's server with the naive preset, made natively by [`sample`] and checked by a test to
@@ -13,100 +13,42 @@ use mrtr_audit::{Failed, ReadError, ReportFile, Row, Status, SCHEMA};
 /// in "Try it on a real server"; the sample stays a file, the exact report that test checks.)
 pub const SAMPLE_FILE: &str = "audit-sample.json";
 
-/// One row of the report, as the card shows it.
+/// What the card was given to read: a report's text, or why there is none to read (the
+/// sample could not be fetched, the file is over the limit). Each gets its own sentence.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RowView {
-    /// The row's id, as the report gives it.
-    pub id: String,
-    /// The lab's row of that id; `None` for a row this page does not know.
-    pub row: Option<&'static Row>,
-    /// How the row came out.
-    pub status: Status,
-    /// What the report gives as the row's evidence, as text.
-    pub evidence: String,
+pub enum Loaded {
+    /// The text pasted, opened or fetched.
+    Text(String),
+    /// The sample report could not be fetched: why.
+    FetchFailed(String),
+    /// A file over [`MAX_REPORT_BYTES`], of this many bytes (not read at all).
+    TooLarge(u64),
 }
 
-impl RowView {
-    /// The status's symbol, from the one table of them (`mrtr_world::checks::glyph`).
-    pub fn symbol(&self) -> &'static str {
-        self.status.symbol()
-    }
-
-    /// The widget state that shows this misuse, as an in-page link.
-    pub fn href(&self) -> Option<String> {
-        self.row.map(|r| format!("#{}", r.shows))
+/// Reads what the card was given: the report, or the sentence that says why there is none.
+pub fn read(loaded: &Loaded) -> Result<ReportFile, String> {
+    match loaded {
+        Loaded::Text(t) => parse(t),
+        Loaded::FetchFailed(why) => Err(format!(
+            "The sample report could not be fetched ({why}). Reload the page, or open a report of your own."
+        )),
+        Loaded::TooLarge(n) => Err(sentence(ReadError::TooLarge(
+            usize::try_from(*n).unwrap_or(usize::MAX),
+        ))),
     }
 }
 
-/// A report, read for the card.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReportView {
-    /// What the audit ran against, as the report says.
-    pub target: String,
-    /// The tool the audit called.
-    pub tool: String,
-    /// How many requests the audit sent.
-    pub requests: u64,
-    /// The rows, in the report's order.
-    pub rows: Vec<RowView>,
-}
-
-impl ReportView {
-    /// How many rows came out as `status`.
-    pub fn count(&self, status: Status) -> usize {
-        self.rows.iter().filter(|r| r.status == status).count()
-    }
-
-    /// The failed rows, counted by the level the lab's own rows give them (a row of an id the
-    /// page does not know counts as failing the audit).
-    pub fn failed(&self) -> Failed {
-        Failed::count(
-            self.rows
-                .iter()
-                .filter(|r| r.status == Status::Fail)
-                .map(|r| r.row.map(|row| row.level)),
-        )
-    }
-
-    /// True when no MUST or SHOULD row failed, nor an unknown one.
-    pub fn ok(&self) -> bool {
-        self.failed().ok()
-    }
-
-    /// The verdict in words, by level, then the counts: "Fails: 4 SHOULD rows failed; no
-    /// MUST row did. 19 passed, 4 failed, 2 skipped, in 120 requests".
-    pub fn verdict(&self) -> String {
-        format!(
-            "{} {} passed, {} failed, {} skipped, in {} requests",
-            self.failed().words(),
-            self.count(Status::Pass),
-            self.count(Status::Fail),
-            self.count(Status::Skipped),
-            self.requests
-        )
-    }
+/// The in-page link to the widget state that shows a row's misuse: the lab's own row's, never
+/// one a report names.
+pub fn shows(row: &FileRow) -> Option<String> {
+    row.row.map(|r| format!("#{}", r.shows))
 }
 
 /// Reads a report, or says in a sentence why it cannot. The reading is the audit's own
 /// ([`ReportFile::parse`]: the size cap, the schema, rows tied to the lab's rows by id), the
 /// same the CLI and the interop check use; only the sentences are the page's.
-pub fn parse(text: &str) -> Result<ReportView, String> {
-    let file = ReportFile::parse(text).map_err(sentence)?;
-    Ok(ReportView {
-        target: file.target,
-        tool: file.tool,
-        requests: file.requests,
-        rows: file
-            .rows
-            .into_iter()
-            .map(|r| RowView {
-                id: r.id,
-                row: r.row,
-                status: r.status,
-                evidence: r.evidence,
-            })
-            .collect(),
-    })
+pub fn parse(text: &str) -> Result<ReportFile, String> {
+    ReportFile::parse(text).map_err(sentence)
 }
 
 /// Why a text is not a report, said to the reader who pasted or opened it.
@@ -162,6 +104,7 @@ pub fn sample() -> String {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+    use mrtr_audit::Status;
 
     #[test]
     fn the_sample_file_is_what_the_audit_says_today() {
@@ -198,8 +141,8 @@ mod tests {
         );
         assert!(!r.verdict().contains("required"));
         let row = r.rows.iter().find(|x| x.id == "other-token").unwrap();
-        assert_eq!(row.href().as_deref(), Some("#w=bench&move=alice&predict=0"));
-        assert_eq!(row.symbol(), "✗");
+        assert_eq!(shows(row).as_deref(), Some("#w=bench&move=alice&predict=0"));
+        assert_eq!(row.status.symbol(), "✗");
         // The counts are by the typed status, the words and glyphs from its one table.
         assert_eq!(
             (
@@ -208,9 +151,9 @@ mod tests {
                 r.count(Status::Skipped)
             ),
             (
-                r.rows.iter().filter(|x| x.symbol() == "✓").count(),
+                r.rows.iter().filter(|x| x.status.symbol() == "✓").count(),
                 4,
-                r.rows.iter().filter(|x| x.symbol() == "–").count()
+                r.rows.iter().filter(|x| x.status.symbol() == "–").count()
             )
         );
         assert_eq!(Status::Skipped.word(), "skipped");
@@ -236,6 +179,22 @@ mod tests {
             .contains("MB"));
     }
 
+    /// A sample that could not be fetched and a file over the limit are each said as what
+    /// they are, never as a report that does not read.
+    #[test]
+    fn a_failed_fetch_and_a_file_too_large_say_so() {
+        let e = read(&Loaded::FetchFailed("HTTP 404".into())).unwrap_err();
+        assert!(
+            e.starts_with("The sample report could not be fetched (HTTP 404)"),
+            "{e}"
+        );
+        assert!(!e.contains("schema") && !e.contains("JSON"), "{e}");
+        let e = read(&Loaded::TooLarge(5_000_000)).unwrap_err();
+        assert!(e.starts_with("This report is 5000000 bytes"), "{e}");
+        assert!(e.contains("MB") && !e.contains("schema"), "{e}");
+        assert!(read(&Loaded::Text(sample())).is_ok());
+    }
+
     #[test]
     fn links_and_titles_come_from_the_labs_rows_not_the_report() {
         let text = r#"{"schema":"mrtr-audit/1","rows":[
@@ -243,7 +202,7 @@ mod tests {
             {"id":"from-the-future","status":"fail","evidence":"?"}]}"#;
         let r = parse(text).unwrap();
         assert_eq!(
-            r.rows[0].href().as_deref(),
+            shows(&r.rows[0]).as_deref(),
             Some("#w=bench&move=alice&predict=0")
         );
         assert_eq!(
@@ -254,7 +213,7 @@ mod tests {
             r.rows[0].evidence, "<img src=x>",
             "kept as text; the view escapes it"
         );
-        assert_eq!(r.rows[1].href(), None);
+        assert_eq!(shows(&r.rows[1]), None);
         assert!(!r.ok(), "an unknown failing row counts against the server");
         assert!(r
             .verdict()

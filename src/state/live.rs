@@ -660,6 +660,65 @@ impl Session {
         self.call.round
     }
 
+    /// The round trip in words, one line per request: what went, who answered, what came
+    /// back, each answer read by the core ([`classify`]), never by hand.
+    pub fn round_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut prev_replica: Option<String> = None;
+        for pair in self.log.chunks(2) {
+            let sent = &pair[0];
+            let what = if sent.round == 1 {
+                "The call".to_owned()
+            } else {
+                format!("Retry {}", sent.round - 1)
+            };
+            let request: Option<Value> = serde_json::from_str(&sent.bytes).ok();
+            let param = |k: &str| {
+                request
+                    .as_ref()
+                    .and_then(|r| r.pointer(&format!("/params/{k}")))
+            };
+            let mut carries = Vec::new();
+            if param("inputResponses").is_some() {
+                carries.push("your answers");
+            }
+            if param("requestState").is_some() {
+                carries.push("the ticket, byte for byte");
+            }
+            let carries = if carries.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", carries.join(" and "))
+            };
+            let answer = pair.get(1).map(|g| {
+                let kind = match serde_json::from_str::<Value>(&g.bytes).map(|v| classify(&v)) {
+                    Ok(Answered::Complete(_)) => "complete",
+                    Ok(Answered::InputRequired(_)) => "input_required",
+                    Ok(Answered::Error(_)) => "an error",
+                    Ok(Answered::Malformed(_)) | Err(_) => "no JSON-RPC response",
+                };
+                let replica = match (&g.replica, &prev_replica) {
+                    (Some(r), Some(p)) if r != p => {
+                        format!(" from replica {r} (not {p}: another replica)")
+                    }
+                    (Some(r), _) => format!(" from replica {r}"),
+                    (None, _) => String::new(),
+                };
+                prev_replica = g.replica.clone().or(prev_replica.clone());
+                format!(
+                    " → HTTP {}{replica}, {kind}, in {} ms",
+                    g.status.unwrap_or(0),
+                    g.ms.unwrap_or(0)
+                )
+            });
+            lines.push(format!(
+                "{what}{carries}{}",
+                answer.unwrap_or_else(|| " …".into())
+            ));
+        }
+        lines
+    }
+
     /// Takes the answer to the request now out. Returns the next request's bytes when one
     /// goes out at once (a ticket with nothing to ask).
     pub fn on_reply(&mut self, reply: Reply, ms: u32) -> Option<String> {
@@ -921,6 +980,14 @@ mod tests {
         ));
         assert_eq!(s.replicas(), [Some("a".into()), Some("b".into())]);
         assert_eq!(s.log.len(), 4);
+        // Each line read off the core's reading of the answer, and the request's own params.
+        assert_eq!(
+            s.round_lines(),
+            [
+                "The call → HTTP 200 from replica a, input_required, in 5 ms",
+                "Retry 1 with your answers and the ticket, byte for byte → HTTP 200 from replica b (not a: another replica), complete, in 7 ms",
+            ]
+        );
     }
 
     #[test]

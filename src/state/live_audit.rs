@@ -13,8 +13,9 @@ use serde_json::Value;
 
 use mrtr_audit::{AuditError, AuditRun, Callers, Exchange, Need, Options, Progress, Turn, Who};
 
-use super::audit_report::{self, ReportView};
+use super::audit_report;
 use super::live::{headers, read, Failure, Form, Mirrored, Reply, TIMEOUT_MS};
+use mrtr_audit::ReportFile;
 
 /// What the reader chose for the audit, beside the call's form.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,7 +105,7 @@ pub enum Ended {
         /// The report as `mrtr-audit --json` prints it.
         json: String,
         /// The same report, read back for the card.
-        card: ReportView,
+        card: ReportFile,
     },
     /// No report: what went wrong and what to do, in a sentence.
     Failed(String),

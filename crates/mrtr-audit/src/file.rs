@@ -172,25 +172,34 @@ impl ReportFile {
         }
     }
 
-    /// How many rows have status `s`.
-    pub fn count(&self, s: Status) -> usize {
-        self.rows.iter().filter(|r| r.status == s).count()
-    }
-
-    /// The failed rows, counted by the level the lab's own rows give them (a failed row of an
-    /// id this build does not know counts as failing the audit).
-    pub fn failed(&self) -> Failed {
-        Failed::count(
+    /// The report's arithmetic ([`crate::Tally`]): the level of each row is the lab's own (a
+    /// failed row of an id this build does not know counts as failing the audit).
+    pub fn tally(&self) -> crate::Tally {
+        crate::Tally::of(
             self.rows
                 .iter()
-                .filter(|r| r.status == Status::Fail)
-                .map(|r| r.row.map(|row| row.level)),
+                .map(|r| (r.status, r.row.map(|row| row.level))),
         )
+    }
+
+    /// How many rows have status `s`.
+    pub fn count(&self, s: Status) -> usize {
+        self.tally().count(s)
+    }
+
+    /// The failed rows, counted by level.
+    pub fn failed(&self) -> Failed {
+        self.tally().failed
     }
 
     /// True when no MUST or SHOULD row failed, nor an unknown one.
     pub fn ok(&self) -> bool {
-        self.failed().ok()
+        self.tally().ok()
+    }
+
+    /// The verdict in words, by level, then the counts and the requests.
+    pub fn verdict(&self) -> String {
+        self.tally().words(self.requests)
     }
 
     /// The first row of this id.

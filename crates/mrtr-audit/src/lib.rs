@@ -23,7 +23,7 @@ use mrtr_world::kinds::KindLabel;
 use serde_json::{json, Map, Value};
 
 pub use file::{FileRow, ReadError, ReportFile, MAX_REPORT_BYTES};
-pub use rows::{levels_words, Failed, Guard, Level, Row, ROWS};
+pub use rows::{levels_words, Failed, Guard, Level, Row, Tally, ROWS};
 use task_rows::TaskSearch;
 use variants::Variant;
 
@@ -246,24 +246,24 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report's arithmetic ([`rows::Tally`], the one both report shapes use).
+    pub fn tally(&self) -> rows::Tally {
+        rows::Tally::of(self.rows.iter().map(|r| (r.status, Some(r.row.level))))
+    }
+
     /// How many rows have status `s`.
     pub fn count(&self, s: Status) -> usize {
-        self.rows.iter().filter(|r| r.status == s).count()
+        self.tally().count(s)
     }
 
     /// The failed rows, counted by level.
     pub fn failed(&self) -> rows::Failed {
-        rows::Failed::count(
-            self.rows
-                .iter()
-                .filter(|r| r.status == Status::Fail)
-                .map(|r| Some(r.row.level)),
-        )
+        self.tally().failed
     }
 
     /// True when no MUST or SHOULD row failed (the levels that count: [`Level::required`]).
     pub fn ok(&self) -> bool {
-        self.failed().ok()
+        self.tally().ok()
     }
 
     /// The status of the row of this id; `None` if the report has no row of this id.

@@ -139,6 +139,62 @@ pub struct Failed {
     pub unknown: usize,
 }
 
+/// A report's arithmetic, done once for every shape a report takes (a run's [`crate::Report`],
+/// a file read back, [`crate::ReportFile`]): each row's status and the level the lab gives
+/// it (`None`: a row of an id this build does not know).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Rows passed, failed and skipped, in the order of [`crate::Status::ALL`].
+    pub counts: [usize; 3],
+    /// The failed rows, by level.
+    pub failed: Failed,
+}
+
+impl Tally {
+    /// Tallies rows given as (status, level).
+    pub fn of(rows: impl IntoIterator<Item = (crate::Status, Option<Level>)>) -> Tally {
+        let mut t = Tally::default();
+        let mut failed = Vec::new();
+        for (status, level) in rows {
+            t.counts[crate::Status::ALL
+                .iter()
+                .position(|s| *s == status)
+                .unwrap_or(0)] += 1;
+            if status == crate::Status::Fail {
+                failed.push(level);
+            }
+        }
+        t.failed = Failed::count(failed);
+        t
+    }
+
+    /// How many rows came out as `s`.
+    pub fn count(&self, s: crate::Status) -> usize {
+        crate::Status::ALL
+            .iter()
+            .position(|x| *x == s)
+            .map_or(0, |i| self.counts[i])
+    }
+
+    /// True when no MUST or SHOULD row failed, nor an unknown one: the audit passes.
+    pub fn ok(&self) -> bool {
+        self.failed.ok()
+    }
+
+    /// The verdict in words, by level, then the counts: "Fails: 4 SHOULD rows failed; no MUST
+    /// row did. 19 passed, 4 failed, 2 skipped, in 120 requests".
+    pub fn words(&self, requests: u64) -> String {
+        use crate::Status;
+        format!(
+            "{} {} passed, {} failed, {} skipped, in {requests} requests",
+            self.failed.words(),
+            self.count(Status::Pass),
+            self.count(Status::Fail),
+            self.count(Status::Skipped),
+        )
+    }
+}
+
 impl Failed {
     /// Counts failed rows given by their level (`None`: a row of an unknown id).
     pub fn count(levels: impl IntoIterator<Item = Option<Level>>) -> Failed {
