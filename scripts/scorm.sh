@@ -13,9 +13,9 @@ if [ -z "$SITE" ]; then
   trunk build --release --public-url ./ --dist "$SITE"
 fi
 [ -f "$SITE/index.html" ] || { echo "scorm: $SITE/index.html is missing"; exit 1; }
-# The mastery score is the page's own (src/state/scorm.rs), so the LMS and the page agree.
-MASTERY=$(sed -n 's/^pub const MASTERY_PERCENT: u32 = \([0-9]*\);$/\1/p' src/state/scorm.rs)
-[ -n "$MASTERY" ] || { echo "scorm: MASTERY_PERCENT not found in src/state/scorm.rs"; exit 1; }
+# The mastery score is the page's own (crates/mrtr-lab-state/src/scorm.rs), so the LMS and the page agree.
+MASTERY=$(sed -n 's/^pub const MASTERY_PERCENT: u32 = \([0-9]*\);$/\1/p' crates/mrtr-lab-state/src/scorm.rs)
+[ -n "$MASTERY" ] || { echo "scorm: MASTERY_PERCENT not found in crates/mrtr-lab-state/src/scorm.rs"; exit 1; }
 mkdir -p "$OUT"
 python3 - "$SITE" "$MASTERY" "$OUT/mrtr-lab-scorm12.zip" <<'PY'
 import os, sys, zipfile

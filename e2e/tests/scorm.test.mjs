@@ -38,7 +38,7 @@ test('the package: a SCORM 1.2 manifest that lists every file, launching index.h
   const manifest = fs.readFileSync(path.join(pkg, 'imsmanifest.xml'), 'utf8');
   assert.match(manifest, /<schemaversion>1\.2<\/schemaversion>/);
   assert.match(manifest, /adlcp:scormtype="sco" href="index.html"/);
-  const scorm = fs.readFileSync(path.join(root, 'src/state/scorm.rs'), 'utf8');
+  const scorm = fs.readFileSync(path.join(root, 'crates/mrtr-lab-state/src/scorm.rs'), 'utf8');
   const mastery = scorm.match(/pub const MASTERY_PERCENT: u32 = (\d+);/)[1];
   assert.match(manifest, new RegExp(`<adlcp:masteryscore>${mastery}</adlcp:masteryscore>`));
   const listed = [...manifest.matchAll(/<file href="([^"]+)"\/>/g)].map((m) => m[1]).sort();

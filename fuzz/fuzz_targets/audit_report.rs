@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use page_state::state::audit_report::{parse, shows};
+use mrtr_lab_state::audit_report::{parse, shows};
 use mrtr_audit::Status;
-use page_state::state::link::Link;
+use mrtr_lab_state::link::Link;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -130,7 +130,7 @@ mod tests {
     fn no_other_file_types_a_tone() {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
         let mut files = Vec::new();
-        for dir in ["crates/mrtr-world/src", "src"] {
+        for dir in ["crates/mrtr-world/src", "crates/mrtr-lab-state/src", "src"] {
             let mut todo = vec![std::path::PathBuf::from(root).join(dir)];
             while let Some(d) = todo.pop() {
                 for e in std::fs::read_dir(&d).unwrap().flatten() {

@@ -93,9 +93,9 @@ impl Widget {
 
 /// The whole page's state: what a deep link carries. A store: each field can be read and
 /// written on its own (`link.step()`), and a change to one does not wake readers of another.
-/// (Not in the fuzz build, which takes this file without Leptos: `cfg(fuzzing)`.)
+/// (With the `store` feature: the fuzz targets read links without Leptos.)
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(not(fuzzing), derive(reactive_stores::Store))]
+#[cfg_attr(feature = "store", derive(reactive_stores::Store))]
 pub struct Link {
     /// The widget the link points at (the page scrolls to it).
     pub widget: Widget,
@@ -600,7 +600,7 @@ mod tests {
 
     #[test]
     fn the_inspectors_intro_gives_the_time_its_retry_is_sent() {
-        let page = include_str!("../../index.html");
+        let page = include_str!("../../../index.html");
         assert!(page.contains(&format!("sent at t = {INSPECTOR_AT_S} s")));
     }
 
@@ -639,7 +639,7 @@ mod tests {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod properties {
     use super::*;
-    use crate::state::playback::SPEEDS;
+    use crate::playback::SPEEDS;
     use proptest::prelude::*;
 
     fn any_link() -> impl Strategy<Value = Link> {

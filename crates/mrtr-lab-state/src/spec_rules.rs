@@ -27,7 +27,7 @@ pub const SPEC_RULES: &[SpecRule] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::link::Link;
+    use crate::link::Link;
 
     #[test]
     fn every_rule_links_to_a_valid_state() {

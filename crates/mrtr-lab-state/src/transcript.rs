@@ -113,7 +113,7 @@ pub fn title(l: &Line) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::json_view::text;
+    use crate::json_view::text;
     use mrtr_world::diff::Change;
     use mrtr_world::{round_trip, Ending, Knobs};
 

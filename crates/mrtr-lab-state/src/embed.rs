@@ -143,7 +143,7 @@ mod tests {
     /// take the same theme ids, and send the same old names to the bench.
     #[test]
     fn the_start_up_script_follows_these_rules() {
-        let page = include_str!("../../index.html");
+        let page = include_str!("../../../index.html");
         let script = &page[page.find("<script>").unwrap()..page.find("</script>").unwrap()];
         assert!(script.contains(&format!("localStorage.getItem('{THEME_KEY}')")));
         for t in [Theme::Light, Theme::Dark] {

@@ -47,11 +47,11 @@ impl Listing {
 }
 
 /// The TypeScript SDK's example server, as shown.
-pub const TS_SERVER: &str = include_str!("../../interop/ts_server.mjs");
+pub const TS_SERVER: &str = include_str!("../../../interop/ts_server.mjs");
 /// The TypeScript example hardened: the caller and the request bound into the ticket.
-pub const TS_SERVER_HARDENED: &str = include_str!("../../interop/ts_server_hardened.mjs");
+pub const TS_SERVER_HARDENED: &str = include_str!("../../../interop/ts_server_hardened.mjs");
 /// The Python SDK's example server, as shown.
-pub const PY_SERVER: &str = include_str!("../../interop/py_server.py");
+pub const PY_SERVER: &str = include_str!("../../../interop/py_server.py");
 // The two functions of the core the lab's tab shows, and the rmcp peer's deploy tool, its
 // handler and its sealer, cut at build time (build.rs).
 include!(concat!(env!("OUT_DIR"), "/code_excerpts.rs"));
@@ -449,8 +449,14 @@ mod tests {
     fn the_rust_listings_are_the_real_functions_at_their_real_lines() {
         let l = listings(Lang::Rust);
         for (listing, file) in [
-            (l[0], include_str!("../../crates/mrtr-core/src/fixtures.rs")),
-            (l[1], include_str!("../../crates/mrtr-core/src/checks.rs")),
+            (
+                l[0],
+                include_str!("../../../crates/mrtr-core/src/fixtures.rs"),
+            ),
+            (
+                l[1],
+                include_str!("../../../crates/mrtr-core/src/checks.rs"),
+            ),
         ] {
             let lines: Vec<&str> = file.lines().collect();
             for (i, line) in listing.text.lines().enumerate() {
@@ -473,7 +479,7 @@ mod tests {
 
     #[test]
     fn the_rmcp_listings_are_the_interop_files_own_items_at_their_real_lines() {
-        let file: Vec<&str> = include_str!("../../interop/rmcp/src/bin/rmcp-deploy-server.rs")
+        let file: Vec<&str> = include_str!("../../../interop/rmcp/src/bin/rmcp-deploy-server.rs")
             .lines()
             .collect();
         let l = listings(Lang::Rmcp);
@@ -579,9 +585,7 @@ mod tests {
 
     #[test]
     fn each_sdks_check_notes_say_what_its_table_row_says() {
-        use crate::state::sdk_table::{
-            column_words, guard_name, table, variants, Cell, COLUMN_WORDS,
-        };
+        use crate::sdk_table::{column_words, guard_name, table, variants, Cell, COLUMN_WORDS};
         for lang in [Lang::TypeScript, Lang::Python, Lang::Rmcp] {
             let rows = table(lang).unwrap();
             let mut quoted = Vec::new();

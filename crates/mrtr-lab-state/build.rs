@@ -1,9 +1,9 @@
 //! Cuts the pieces of Rust "Read the code" shows at build time: from the protocol core's source
 //! the deploy handler and the checks, and from the rmcp peer `make interop` builds its deploy
 //! tool, the handler behind it and its sealer, so the wasm carries those items, not whole files.
-//! `src/state/code.rs` tests that each cut is the file's own lines at their own numbers.
+//! `src/code.rs` tests that each cut is the file's own lines at their own numbers.
 //! Also reads the page's word lists out of index.html, so a widget's gloss of a word is the
-//! page's own definition (`src/state/glossary.rs`).
+//! page's own definition (`src/glossary.rs`). Paths are the repository's, from its root.
 
 use std::fmt::Write;
 
@@ -12,7 +12,7 @@ use std::fmt::Write;
 /// Returns its first line number and its text.
 fn rust_fn(file: &str, start: &str) -> (usize, String) {
     let Some(at) = file.find(start) else {
-        panic!("build.rs: {start:?} is no longer in the file; update src/state/code.rs");
+        panic!("build.rs: {start:?} is no longer in the file; update crates/mrtr-lab-state/src/code.rs");
     };
     let mut from = file[..at].rfind('\n').map_or(0, |n| n + 1);
     let indent = &file[from..from + file[from..].len() - file[from..].trim_start().len()];
@@ -76,6 +76,11 @@ fn text_of(html: &str) -> String {
         .replace("&amp;", "&")
 }
 
+/// The repository's root: this crate is at crates/mrtr-lab-state.
+fn root(path: &str) -> String {
+    format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
 fn main() {
     let mut out = String::new();
     for (name, path, start) in [
@@ -105,8 +110,9 @@ fn main() {
             "impl Sealer {",
         ),
     ] {
-        println!("cargo::rerun-if-changed={path}");
-        let file = std::fs::read_to_string(path).expect("the Rust shown is beside the app");
+        println!("cargo::rerun-if-changed={}", root(path));
+        let file =
+            std::fs::read_to_string(root(path)).expect("the Rust shown is in the repository");
         let (line, text) = rust_fn(&file, start);
         writeln!(
             out,
@@ -117,8 +123,8 @@ fn main() {
     let dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     std::fs::write(format!("{dir}/code_excerpts.rs"), out).expect("OUT_DIR is writable");
 
-    println!("cargo::rerun-if-changed=index.html");
-    let page = std::fs::read_to_string("index.html").expect("index.html is beside the app");
+    println!("cargo::rerun-if-changed={}", root("index.html"));
+    let page = std::fs::read_to_string(root("index.html")).expect("index.html is at the root");
     let words = glossary(&page);
     assert!(!words.is_empty(), "build.rs: index.html has no word list");
     let mut out = String::from("/// index.html's word lists: (term, definition), in page order.\npub const WORDS: &[(&str, &str)] = &[\n");

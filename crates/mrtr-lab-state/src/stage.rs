@@ -3,7 +3,7 @@
 //! Pure: tested natively; the view only writes it into the SVG.
 
 use super::checks_view::{check_rows, CheckRow};
-use crate::state::geometry::{in_flight, Layout};
+use crate::geometry::{in_flight, Layout};
 use mrtr_core::answered::{classify, Answered};
 use mrtr_world::{Actor, EventKind, MessageKind, Trace};
 

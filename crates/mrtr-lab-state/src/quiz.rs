@@ -511,7 +511,7 @@ mod tests {
     }
 
     use super::*;
-    use crate::state::link::Link;
+    use crate::link::Link;
 
     #[test]
     fn the_quiz_is_well_formed() {
@@ -607,14 +607,14 @@ mod tests {
         let code = q.code.unwrap();
         let lines = code.lines().count();
         assert!((4..=6).contains(&lines), "{lines} lines");
-        let file = crate::state::code::TS_SERVER;
+        let file = crate::code::TS_SERVER;
         for line in code.lines().filter(|l| !l.contains("/*")) {
             assert!(file.contains(line.trim()), "not in ts_server.mjs: {line}");
         }
         assert!(file.contains("inputRequests: { confirm: inputRequired.elicit("));
         // The right answer is the renewal the audit finds in this example.
         let expected: Value =
-            serde_json::from_str(include_str!("../../interop/audit-expected.json")).unwrap();
+            serde_json::from_str(include_str!("../../../interop/audit-expected.json")).unwrap();
         assert_eq!(expected["ts-sdk-example"]["renewal"], "fail");
         let right = q.options.iter().find(|o| o.1).unwrap();
         assert!(right.0.contains("new ticket"));

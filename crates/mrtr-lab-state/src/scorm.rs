@@ -128,7 +128,7 @@ pub fn canvas_resize(height: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::quiz::QUESTIONS;
+    use crate::quiz::QUESTIONS;
 
     /// Every question answered with its right options (or the first wrong one when `wrong`).
     fn answered(wrong: usize) -> Progress {
@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn the_manifest_script_reads_this_mastery_score() {
-        let script = include_str!("../../scripts/scorm.sh");
+        let script = include_str!("../../../scripts/scorm.sh");
         assert!(
             script.contains("MASTERY_PERCENT: u32 = "),
             "scorm.sh reads the constant"

@@ -89,7 +89,7 @@ mod tests {
     /// Every term is defined in index.html's word lists, exactly as spelled there.
     #[test]
     fn every_term_is_defined_on_the_page() {
-        let page = include_str!("../../index.html");
+        let page = include_str!("../../../index.html");
         for w in Widget::ALL {
             assert!(!terms(w).is_empty(), "{w:?}");
             for t in terms(w) {
@@ -102,7 +102,7 @@ mod tests {
     /// The build reads every word of the page's lists, as text: tags gone, entities read.
     #[test]
     fn the_word_lists_are_read_as_text() {
-        let page = include_str!("../../index.html");
+        let page = include_str!("../../../index.html");
         assert_eq!(WORDS.len(), page.matches("<dt>").count());
         assert!(definition("Ticket")
             .unwrap()
@@ -120,7 +120,7 @@ mod tests {
     /// Every word a page or widget glosses (`data-term`, `Gloss term=`) is in the lists.
     #[test]
     fn every_glossed_word_is_defined() {
-        let page = include_str!("../../index.html");
+        let page = include_str!("../../../index.html");
         for part in page.split("data-term=\"").skip(1) {
             let term = &part[..part.find('"').unwrap()];
             assert!(definition(term).is_some(), "index.html glosses {term}");

@@ -12,7 +12,7 @@ use mrtr_world::checks::CheckWords;
 
 use super::lang::Lang;
 
-const EXPECTED: &str = include_str!("../../interop/audit-expected.json");
+const EXPECTED: &str = include_str!("../../../interop/audit-expected.json");
 
 /// The protections the table has a row for: the core's checks in the order it runs them
 /// ([`Check::ALL`], the one order every list of checks follows), each the audit tries (all but
@@ -436,10 +436,7 @@ mod tests {
     #[test]
     fn every_audited_file_is_one_the_page_shows() {
         for lang in Lang::ALL {
-            let shown: Vec<&str> = crate::state::code::listings(lang)
-                .iter()
-                .map(|l| l.path)
-                .collect();
+            let shown: Vec<&str> = crate::code::listings(lang).iter().map(|l| l.path).collect();
             for v in variants(lang) {
                 assert!(shown.contains(&v.path), "{}", v.path);
             }

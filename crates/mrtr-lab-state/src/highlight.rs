@@ -354,12 +354,15 @@ mod tests {
     fn the_real_files_come_back_exactly() {
         for (src, s) in [
             (
-                include_str!("../../interop/ts_server.mjs"),
+                include_str!("../../../interop/ts_server.mjs"),
                 Syntax::JavaScript,
             ),
-            (include_str!("../../interop/py_server.py"), Syntax::Python),
             (
-                include_str!("../../crates/mrtr-core/src/checks.rs"),
+                include_str!("../../../interop/py_server.py"),
+                Syntax::Python,
+            ),
+            (
+                include_str!("../../../crates/mrtr-core/src/checks.rs"),
                 Syntax::Rust,
             ),
         ] {
