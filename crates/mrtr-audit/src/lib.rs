@@ -23,7 +23,8 @@ use mrtr_world::kinds::KindLabel;
 use serde_json::{json, Map, Value};
 
 pub use file::{FileRow, ReadError, ReportFile, MAX_REPORT_BYTES};
-pub use rows::{levels_words, Failed, Guard, Level, Row, Tally, ROWS};
+pub use rows::{levels_words, Failed, Guard, Level, Misuse, Row, Tally, ROWS};
+use rows::{Arguments, Edit, Retry, Spend, Thief};
 use task_rows::TaskSearch;
 use variants::Variant;
 
@@ -424,26 +425,40 @@ fn skipped(why: &str) -> Judged {
     (Status::Skipped, why.to_owned(), None, None)
 }
 
-/// The most requests a row can send: what an audit promises before it starts.
+/// The most requests a row can send: what an audit promises before it starts (2 for an id this
+/// build does not know).
 pub fn row_budget(id: &str) -> usize {
-    match id {
-        "substitution" => 1 + variants::MAX_SUBSTITUTIONS,
-        "unused-bits" => ALPHABET_TRIES + variants::MAX_RESPELLINGS,
+    Row::by_id(id).map_or(2, |r| budget(r.misuse))
+}
+
+/// The most requests one misuse's row sends.
+fn budget(m: Misuse) -> usize {
+    match m {
+        Misuse::Edit(Edit::Substitution) => 1 + variants::MAX_SUBSTITUTIONS,
+        Misuse::UnusedBits => ALPHABET_TRIES + variants::MAX_RESPELLINGS,
         // tools/list, the audited call, one probe per other tool, the retry.
-        "other-tool" => 3 + MAX_TOOL_PROBES,
-        "race" => 1 + RACE_WIDTH,
-        "standard-alphabet" => ALPHABET_TRIES + 1,
-        "type-confusion" => 5,
-        "launder" => 4,
-        "renewal" => 3,
-        "whitespace" | "appended" => 4,
-        "repeat" | "memory-loss" | "truncated" | "no-signature" | "padding" | "non-ascii" => 3,
+        Misuse::OtherTool => 3 + MAX_TOOL_PROBES,
+        Misuse::Spend(Spend::Race) => 1 + RACE_WIDTH,
+        Misuse::StandardAlphabet => ALPHABET_TRIES + 1,
+        Misuse::TypeConfusion => 5,
+        Misuse::Spend(Spend::Launder) => 4,
+        Misuse::Renewal => 3,
+        Misuse::Edit(Edit::Whitespace | Edit::Appended) => 4,
+        Misuse::Spend(Spend::Repeat | Spend::MemoryLoss)
+        | Misuse::Edit(Edit::Truncated | Edit::NoSignature | Edit::Padding | Edit::NonAscii) => 3,
         // The search for a task tool (run by whichever task row comes first), then the row's
         // own task: its call, its polls, its answers and a cancel.
-        "task-other-caller" | "task-answer-replayed" | "task-finished-input" => {
+        Misuse::TaskOtherCaller | Misuse::TaskAnswerReplayed | Misuse::TaskFinishedInput => {
             task_rows::search_budget() + 5 + 2 * task_rows::TASK_POLLS
         }
-        _ => 2,
+        Misuse::Retry(_)
+        | Misuse::Edit(Edit::FieldEdit)
+        | Misuse::Thief(_)
+        | Misuse::Arguments(_)
+        | Misuse::Expired
+        | Misuse::CapabilityGating
+        | Misuse::OversizeTicket
+        | Misuse::OversizeBody => 2,
     }
 }
 
@@ -701,10 +716,10 @@ impl Auditor {
             } else {
                 self.run(row).await?
             };
-            if row.id == "honest" && status != Status::Pass {
+            if row.misuse == Misuse::Retry(Retry::Honest) && status != Status::Pass {
                 baseline_ok = false;
             }
-            debug_assert!(self.requests - before <= row_budget(row.id), "{}", row.id);
+            debug_assert!(self.requests - before <= budget(row.misuse), "{}", row.id);
             rows.push(RowResult {
                 row,
                 status,
@@ -943,38 +958,37 @@ impl Auditor {
         ))
     }
 
+    /// Runs one row: every misuse has its own arm.
     async fn run(&mut self, row: &Row) -> Result<Judged, AuditError> {
-        let id = row.id;
-        match id {
-            "honest" | "new-id" => self.honest_retry(id).await,
-            "standard-alphabet" => self.standard_alphabet().await,
-            "substitution" | "field-edit" | "truncated" | "appended" | "no-signature"
-            | "padding" | "whitespace" | "non-ascii" => self.tampered(id).await,
-            "unused-bits" => self.unused_bits().await,
-            "other-token" | "no-token" => self.stolen(id).await,
-            "other-arguments" | "extra-argument" => self.changed_arguments(id).await,
-            "other-tool" => self.other_tool().await,
-            "expired" => self.expired().await,
-            "renewal" => self.renewed().await,
-            "repeat" | "launder" | "race" | "memory-loss" => self.spent_once(id).await,
-            "capability-gating" => self.capability_gating().await,
-            "type-confusion" => self.type_confusion().await,
-            "oversize-ticket" => self.oversize_ticket().await,
-            "task-other-caller" => self.task_other_caller().await,
-            "task-answer-replayed" => self.task_answer_replayed().await,
-            "task-finished-input" => self.task_finished_input().await,
-            _ => self.oversize_body().await,
+        match row.misuse {
+            Misuse::Retry(r) => self.honest_retry(r).await,
+            Misuse::StandardAlphabet => self.standard_alphabet().await,
+            Misuse::Edit(e) => self.tampered(e).await,
+            Misuse::UnusedBits => self.unused_bits().await,
+            Misuse::Thief(t) => self.stolen(t).await,
+            Misuse::Arguments(a) => self.changed_arguments(a).await,
+            Misuse::OtherTool => self.other_tool().await,
+            Misuse::Expired => self.expired().await,
+            Misuse::Renewal => self.renewed().await,
+            Misuse::Spend(sp) => self.spent_once(sp).await,
+            Misuse::CapabilityGating => self.capability_gating().await,
+            Misuse::TypeConfusion => self.type_confusion().await,
+            Misuse::OversizeTicket => self.oversize_ticket().await,
+            Misuse::OversizeBody => self.oversize_body().await,
+            Misuse::TaskOtherCaller => self.task_other_caller().await,
+            Misuse::TaskAnswerReplayed => self.task_answer_replayed().await,
+            Misuse::TaskFinishedInput => self.task_finished_input().await,
         }
     }
 
     /// The honest retry: `honest` passes when it completes, `new-id` when its answer carries
     /// the retry's own id.
-    async fn honest_retry(&mut self, id: &str) -> Result<Judged, AuditError> {
+    async fn honest_retry(&mut self, judged: Retry) -> Result<Judged, AuditError> {
         let m = minted!(self, Who::Caller);
         let retry = self.with_id(&m.retry);
         let ex = self.send(&retry, Who::Caller).await?;
         let a = Reply::of(&ex);
-        if id == "honest" {
+        if judged == Retry::Honest {
             let status = if a == Reply::Complete {
                 Status::Pass
             } else {
@@ -1039,50 +1053,50 @@ impl Auditor {
     }
 
     /// An edited ticket (the variants `id` names): every variant refused.
-    async fn tampered(&mut self, id: &str) -> Result<Judged, AuditError> {
+    async fn tampered(&mut self, edit: Edit) -> Result<Judged, AuditError> {
         let m = minted!(self, Who::Caller);
-        let vs = match id {
-            "substitution" => variants::substitutions(&m.ticket),
-            "field-edit" => match variants::field_edit(&m.ticket) {
+        let vs = match edit {
+            Edit::Substitution => variants::substitutions(&m.ticket),
+            Edit::FieldEdit => match variants::field_edit(&m.ticket) {
                 Some(v) => vec![v],
                 None => return Ok(skipped("the payload is not readable (sealed): no field to edit; the substitutions cover it")),
             },
-            "truncated" => variants::truncated(&m.ticket),
-            "appended" => variants::appended(&m.ticket),
-            "no-signature" => match variants::without_signature(&m.ticket) {
+            Edit::Truncated => variants::truncated(&m.ticket),
+            Edit::Appended => variants::appended(&m.ticket),
+            Edit::NoSignature => match variants::without_signature(&m.ticket) {
                 Some(v) => v,
                 None => return Ok(skipped("the ticket is one sealed segment: no separate signature to remove")),
             },
-            "padding" => variants::padded(&m.ticket),
-            "whitespace" => variants::whitespace(&m.ticket),
-            _ => variants::non_ascii(&m.ticket),
+            Edit::Padding => variants::padded(&m.ticket),
+            Edit::Whitespace => variants::whitespace(&m.ticket),
+            Edit::NonAscii => variants::non_ascii(&m.ticket),
         };
         self.refuses_all(&m, vs, Who::Caller).await
     }
 
     /// The honest retry with another caller's token, or none: refused.
-    async fn stolen(&mut self, id: &str) -> Result<Judged, AuditError> {
+    async fn stolen(&mut self, thief: Thief) -> Result<Judged, AuditError> {
         if !self.callers.per_request {
             return Ok(skipped("one principal here (stdio: the process user), so there is nobody else to steal the ticket"));
         }
-        if id == "other-token" && !self.callers.other_token {
+        if thief == Thief::OtherToken && !self.callers.other_token {
             return Ok(skipped(
                 "no second caller: give another caller's token (--other-token), not the caller's",
             ));
         }
-        if id == "no-token" && !self.callers.caller_token {
+        if thief == Thief::NoToken && !self.callers.caller_token {
             return Ok(skipped(
                 "the caller sends no token, so a retry without one is the caller's own",
             ));
         }
         let m = minted!(self, Who::Caller);
         let msg = self.with_id(&m.retry);
-        let who = if id == "other-token" {
+        let who = if thief == Thief::OtherToken {
             Who::Other
         } else {
             Who::Nobody
         };
-        let what = if id == "other-token" {
+        let what = if thief == Thief::OtherToken {
             "the honest retry with another caller's token"
         } else {
             "the honest retry with no token"
@@ -1091,11 +1105,11 @@ impl Auditor {
     }
 
     /// The honest retry with an argument changed, or one added: refused.
-    async fn changed_arguments(&mut self, id: &str) -> Result<Judged, AuditError> {
+    async fn changed_arguments(&mut self, change: Arguments) -> Result<Judged, AuditError> {
         let m = minted!(self, Who::Caller);
         let mut msg = self.with_id(&m.retry);
         let args = &mut msg["params"]["arguments"];
-        let what = if id == "extra-argument" {
+        let what = if change == Arguments::ExtraArgument {
             if !args.is_object() {
                 *args = json!({});
             }
@@ -1153,16 +1167,16 @@ impl Auditor {
     }
 
     /// Single use (when claimed): a repeat, a laundered copy, a race.
-    async fn spent_once(&mut self, id: &str) -> Result<Judged, AuditError> {
+    async fn spent_once(&mut self, spend: Spend) -> Result<Judged, AuditError> {
         if !self.opts.expect_single_use {
             return Ok(skipped("single use is not claimed (--expect-single-use): a server may accept a ticket more than once"));
         }
         let m = minted!(self, Who::Caller);
-        match id {
-            "repeat" => self.repeat(&m).await,
-            "launder" => self.launder(&m).await,
-            "memory-loss" => self.memory_loss(&m).await,
-            _ => self.race(&m).await,
+        match spend {
+            Spend::Repeat => self.repeat(&m).await,
+            Spend::Launder => self.launder(&m).await,
+            Spend::MemoryLoss => self.memory_loss(&m).await,
+            Spend::Race => self.race(&m).await,
         }
     }
 

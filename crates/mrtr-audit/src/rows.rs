@@ -265,11 +265,152 @@ impl Failed {
     }
 }
 
+/// Each misuse the audit tries, one per row: what the auditor dispatches on, every row (and
+/// every family of rows) with its own arm and none falling through a catch-all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Misuse {
+    /// The honest retry, judged two ways.
+    Retry(Retry),
+    /// The ticket edited, every variant sent in the honest retry.
+    Edit(Edit),
+    /// The honest retry sent by somebody else.
+    Thief(Thief),
+    /// The honest retry with its arguments changed.
+    Arguments(Arguments),
+    /// A spent ticket (single use).
+    Spend(Spend),
+    /// The row `unused-bits`.
+    UnusedBits,
+    /// The row `standard-alphabet`.
+    StandardAlphabet,
+    /// The row `other-tool`.
+    OtherTool,
+    /// The row `expired`.
+    Expired,
+    /// The row `renewal`.
+    Renewal,
+    /// The row `capability-gating`.
+    CapabilityGating,
+    /// The row `type-confusion`.
+    TypeConfusion,
+    /// The row `oversize-ticket`.
+    OversizeTicket,
+    /// The row `oversize-body`.
+    OversizeBody,
+    /// The row `task-other-caller`.
+    TaskOtherCaller,
+    /// The row `task-answer-replayed`.
+    TaskAnswerReplayed,
+    /// The row `task-finished-input`.
+    TaskFinishedInput,
+}
+
+/// The honest retry, judged two ways.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Retry {
+    /// The row `honest`.
+    Honest,
+    /// The row `new-id`.
+    NewId,
+}
+
+/// The ticket edited, every variant sent in the honest retry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Edit {
+    /// The row `substitution`.
+    Substitution,
+    /// The row `field-edit`.
+    FieldEdit,
+    /// The row `truncated`.
+    Truncated,
+    /// The row `appended`.
+    Appended,
+    /// The row `no-signature`.
+    NoSignature,
+    /// The row `padding`.
+    Padding,
+    /// The row `whitespace`.
+    Whitespace,
+    /// The row `non-ascii`.
+    NonAscii,
+}
+
+/// The honest retry sent by somebody else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Thief {
+    /// The row `other-token`.
+    OtherToken,
+    /// The row `no-token`.
+    NoToken,
+}
+
+/// The honest retry with its arguments changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arguments {
+    /// The row `other-arguments`.
+    OtherArguments,
+    /// The row `extra-argument`.
+    ExtraArgument,
+}
+
+/// A spent ticket (single use).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Spend {
+    /// The row `repeat`.
+    Repeat,
+    /// The row `launder`.
+    Launder,
+    /// The row `race`.
+    Race,
+    /// The row `memory-loss`.
+    MemoryLoss,
+}
+
+impl Misuse {
+    /// The row's stable id (`--json`, expectations, links).
+    pub const fn id(self) -> &'static str {
+        match self {
+            Misuse::Retry(Retry::Honest) => "honest",
+            Misuse::Retry(Retry::NewId) => "new-id",
+            Misuse::Edit(Edit::Substitution) => "substitution",
+            Misuse::Edit(Edit::FieldEdit) => "field-edit",
+            Misuse::Edit(Edit::Truncated) => "truncated",
+            Misuse::Edit(Edit::Appended) => "appended",
+            Misuse::Edit(Edit::NoSignature) => "no-signature",
+            Misuse::Edit(Edit::Padding) => "padding",
+            Misuse::Edit(Edit::Whitespace) => "whitespace",
+            Misuse::Edit(Edit::NonAscii) => "non-ascii",
+            Misuse::Thief(Thief::OtherToken) => "other-token",
+            Misuse::Thief(Thief::NoToken) => "no-token",
+            Misuse::Arguments(Arguments::OtherArguments) => "other-arguments",
+            Misuse::Arguments(Arguments::ExtraArgument) => "extra-argument",
+            Misuse::Spend(Spend::Repeat) => "repeat",
+            Misuse::Spend(Spend::Launder) => "launder",
+            Misuse::Spend(Spend::Race) => "race",
+            Misuse::Spend(Spend::MemoryLoss) => "memory-loss",
+            Misuse::UnusedBits => "unused-bits",
+            Misuse::StandardAlphabet => "standard-alphabet",
+            Misuse::OtherTool => "other-tool",
+            Misuse::Expired => "expired",
+            Misuse::Renewal => "renewal",
+            Misuse::CapabilityGating => "capability-gating",
+            Misuse::TypeConfusion => "type-confusion",
+            Misuse::OversizeTicket => "oversize-ticket",
+            Misuse::OversizeBody => "oversize-body",
+            Misuse::TaskOtherCaller => "task-other-caller",
+            Misuse::TaskAnswerReplayed => "task-answer-replayed",
+            Misuse::TaskFinishedInput => "task-finished-input",
+        }
+    }
+}
+
 /// One row of the report card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
-    /// Stable, for `--json`, links and tests.
+    /// Stable, for `--json`, links and tests: the misuse's id.
     pub id: &'static str,
+    /// The misuse the row tries.
+    pub misuse: Misuse,
     /// The heading the row is listed under (`baseline`, `integrity`, `principal`, `expiry`,
     /// `request`, `single use`, `encoding`, `protocol`, `robustness`).
     pub group: &'static str,
@@ -284,6 +425,9 @@ pub struct Row {
     pub also: Option<Check>,
     /// The page's widget state that shows this misuse (a fragment, without `#`).
     pub shows: &'static str,
+    /// Why the row exists, for a row whose guard does not say it (a protocol or tasks rule);
+    /// empty for the others.
+    pub rule: &'static str,
 }
 
 impl Row {
@@ -292,18 +436,8 @@ impl Row {
         match self.guard {
             Guard::Check(c) => format!("{}: stops {}.", c.question_any(), c.stops()),
             Guard::Encoding => "Strict decoding: one ticket, one spelling, so an edit can never slip through as a variant of the same bytes.".into(),
-            Guard::Protocol => match self.id {
-                "honest" => "The baseline: the retry with the answer and the ticket, unchanged, finishes the work. Without it nothing else can be judged.".into(),
-                "new-id" => "JSON-RPC: a response carries its request's id, and a retry is a new request with a new id.".into(),
-                "capability-gating" => "A server must never ask for a kind of input the request did not declare (MUST NOT; -32021 instead).".into(),
-                _ => String::new(),
-            },
+            Guard::Protocol | Guard::Tasks => self.rule.into(),
             Guard::Robustness => "The ticket is attacker-controlled input (MUST): any shape or size gets an error, never a result or a crash.".into(),
-            Guard::Tasks => match self.id {
-                "task-other-caller" => "A task id is all a caller shows: the server must authorize every task request against the task's owner (MUST), so a stolen id reads, answers and cancels nothing.".into(),
-                "task-answer-replayed" => "An answer under a key that is not open is ignored (SHOULD), and a finished task never changes (MUST): an answer sent again must not do the work again.".into(),
-                _ => "Once a task has ended its state never changes (MUST): answers that come after a cancel are ignored.".into(),
-            },
         }
     }
 
@@ -320,7 +454,7 @@ impl Row {
 }
 
 const fn check(
-    id: &'static str,
+    misuse: Misuse,
     group: &'static str,
     title: &'static str,
     c: Check,
@@ -328,38 +462,44 @@ const fn check(
     shows: &'static str,
 ) -> Row {
     Row {
-        id,
+        id: misuse.id(),
+        misuse,
         group,
         title,
         guard: Guard::Check(c),
         level,
         also: None,
         shows,
+        rule: "",
     }
 }
 
 /// Every row, in the order an audit runs them.
 pub const ROWS: [Row; 30] = [
     Row {
-        id: "honest",
+        id: Misuse::Retry(Retry::Honest).id(),
+        misuse: Misuse::Retry(Retry::Honest),
         group: "baseline",
         title: "The honest retry completes",
         guard: Guard::Protocol,
         level: Level::Must,
         also: None,
         shows: "w=roundtrip&step=5",
+        rule: "The baseline: the retry with the answer and the ticket, unchanged, finishes the work. Without it nothing else can be judged.",
     },
     Row {
-        id: "new-id",
+        id: Misuse::Retry(Retry::NewId).id(),
+        misuse: Misuse::Retry(Retry::NewId),
         group: "protocol",
         title: "The retry's answer carries the retry's own new id",
         guard: Guard::Protocol,
         level: Level::Must,
         also: None,
         shows: "w=raw",
+        rule: "JSON-RPC: a response carries its request's id, and a retry is a new request with a new id.",
     },
     check(
-        "substitution",
+        Misuse::Edit(Edit::Substitution),
         "integrity",
         "Every single-character change of the ticket is refused",
         Check::Signature,
@@ -367,7 +507,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=onechar&predict=0",
     ),
     check(
-        "field-edit",
+        Misuse::Edit(Edit::FieldEdit),
         "integrity",
         "A payload re-encoded with a field edited is refused",
         Check::Signature,
@@ -375,7 +515,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=edit&predict=0",
     ),
     check(
-        "truncated",
+        Misuse::Edit(Edit::Truncated),
         "integrity",
         "A truncated ticket is refused",
         Check::Signature,
@@ -383,7 +523,7 @@ pub const ROWS: [Row; 30] = [
         "w=ticket",
     ),
     check(
-        "appended",
+        Misuse::Edit(Edit::Appended),
         "integrity",
         "A ticket with bytes appended is refused",
         Check::Signature,
@@ -391,7 +531,7 @@ pub const ROWS: [Row; 30] = [
         "w=ticket",
     ),
     check(
-        "no-signature",
+        Misuse::Edit(Edit::NoSignature),
         "integrity",
         "A ticket with its signature removed is refused",
         Check::Signature,
@@ -399,52 +539,62 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=forge&predict=0",
     ),
     Row {
-        id: "unused-bits",
+        id: Misuse::UnusedBits.id(),
+        misuse: Misuse::UnusedBits,
         group: "encoding",
         title: "The ticket respelled in bits no byte uses (the same bytes, another last character) is refused",
         guard: Guard::Encoding,
         level: Level::Recommended,
         also: Some(Check::Signature),
         shows: "w=ticket",
+        rule: "",
     },
     Row {
-        id: "padding",
+        id: Misuse::Edit(Edit::Padding).id(),
+        misuse: Misuse::Edit(Edit::Padding),
         group: "encoding",
         title: "Base64 padding added to the ticket is refused",
         guard: Guard::Encoding,
         level: Level::Recommended,
         also: None,
         shows: "w=ticket",
+        rule: "",
     },
     Row {
-        id: "standard-alphabet",
+        id: Misuse::StandardAlphabet.id(),
+        misuse: Misuse::StandardAlphabet,
         group: "encoding",
         title: "The ticket in the standard Base64 alphabet (+ and /) is refused",
         guard: Guard::Encoding,
         level: Level::Recommended,
         also: None,
         shows: "w=ticket",
+        rule: "",
     },
     Row {
-        id: "whitespace",
+        id: Misuse::Edit(Edit::Whitespace).id(),
+        misuse: Misuse::Edit(Edit::Whitespace),
         group: "encoding",
         title: "White space around or inside the ticket is refused",
         guard: Guard::Encoding,
         level: Level::Recommended,
         also: None,
         shows: "w=ticket",
+        rule: "",
     },
     Row {
-        id: "non-ascii",
+        id: Misuse::Edit(Edit::NonAscii).id(),
+        misuse: Misuse::Edit(Edit::NonAscii),
         group: "encoding",
         title: "A non-ASCII character in the ticket is refused",
         guard: Guard::Encoding,
         level: Level::Recommended,
         also: None,
         shows: "w=ticket",
+        rule: "",
     },
     check(
-        "other-token",
+        Misuse::Thief(Thief::OtherToken),
         "principal",
         "Another caller's token cannot redeem the ticket",
         Check::Principal,
@@ -452,7 +602,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=alice&predict=0",
     ),
     check(
-        "no-token",
+        Misuse::Thief(Thief::NoToken),
         "principal",
         "A caller with no token cannot redeem the ticket",
         Check::Principal,
@@ -460,7 +610,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=alice&predict=0",
     ),
     check(
-        "other-arguments",
+        Misuse::Arguments(Arguments::OtherArguments),
         "request",
         "The ticket cannot finish a call with other arguments",
         Check::Request,
@@ -468,7 +618,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=prod&predict=0",
     ),
     check(
-        "extra-argument",
+        Misuse::Arguments(Arguments::ExtraArgument),
         "request",
         "The ticket cannot finish a call with an extra argument",
         Check::Request,
@@ -476,7 +626,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=prod&predict=0",
     ),
     check(
-        "other-tool",
+        Misuse::OtherTool,
         "request",
         "The ticket cannot finish a call to another tool",
         Check::Request,
@@ -484,7 +634,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=prod&predict=0",
     ),
     check(
-        "expired",
+        Misuse::Expired,
         "expiry",
         "The ticket is refused once its lifetime is over",
         Check::Expiry,
@@ -492,7 +642,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=wait&predict=0",
     ),
     check(
-        "renewal",
+        Misuse::Renewal,
         "expiry",
         "An answer of another kind than the question never yields a ticket that outlives the first",
         Check::Expiry,
@@ -500,7 +650,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=renew&predict=0",
     ),
     check(
-        "repeat",
+        Misuse::Spend(Spend::Repeat),
         "single use",
         "The same retry sent twice finishes the work once",
         Check::SingleUse,
@@ -508,7 +658,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=twice&single=1&predict=0",
     ),
     check(
-        "launder",
+        Misuse::Spend(Spend::Launder),
         "single use",
         "A spent ticket cannot be traded for a fresh one by a retry without the answer",
         Check::SingleUse,
@@ -516,7 +666,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=launder&single=1&naive=1&predict=0",
     ),
     check(
-        "race",
+        Misuse::Spend(Spend::Race),
         "single use",
         "Identical retries sent at once finish the work once",
         Check::SingleUse,
@@ -524,7 +674,7 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=twice&single=1&predict=0",
     ),
     check(
-        "memory-loss",
+        Misuse::Spend(Spend::MemoryLoss),
         "single use",
         "A spent ticket stays spent after the server restarts",
         Check::SingleUse,
@@ -532,67 +682,81 @@ pub const ROWS: [Row; 30] = [
         "w=bench&move=twice&single=1&predict=0",
     ),
     Row {
-        id: "capability-gating",
+        id: Misuse::CapabilityGating.id(),
+        misuse: Misuse::CapabilityGating,
         group: "protocol",
         title: "A retry that declares no capabilities is never asked for input it cannot give",
         guard: Guard::Protocol,
         level: Level::Must,
         also: None,
         shows: "w=rules",
+        rule: "A server must never ask for a kind of input the request did not declare (MUST NOT; -32021 instead).",
     },
     Row {
-        id: "type-confusion",
+        id: Misuse::TypeConfusion.id(),
+        misuse: Misuse::TypeConfusion,
         group: "robustness",
         title: "requestState as a number, object, null or array never completes the work",
         guard: Guard::Robustness,
         level: Level::Must,
         also: None,
         shows: "w=ticket",
+        rule: "",
     },
     Row {
-        id: "oversize-ticket",
+        id: Misuse::OversizeTicket.id(),
+        misuse: Misuse::OversizeTicket,
         group: "robustness",
         title: "A 64 KiB ticket gets a clear error",
         guard: Guard::Robustness,
         level: Level::Must,
         also: None,
         shows: "w=ticket",
+        rule: "",
     },
     Row {
-        id: "oversize-body",
+        id: Misuse::OversizeBody.id(),
+        misuse: Misuse::OversizeBody,
         group: "robustness",
         title: "A 2 MiB request body is answered, and the server keeps serving",
         guard: Guard::Robustness,
         level: Level::Must,
         also: None,
         shows: "w=ticket",
+        rule: "",
     },
     Row {
-        id: "task-other-caller",
+        id: Misuse::TaskOtherCaller.id(),
+        misuse: Misuse::TaskOtherCaller,
         group: "tasks",
         title: "Another caller's task id reads, answers and cancels nothing",
         guard: Guard::Tasks,
         level: Level::Must,
         also: None,
         shows: "w=task&tsteps=w20.tp.ty.tc.p",
+        rule: "A task id is all a caller shows: the server must authorize every task request against the task's owner (MUST), so a stolen id reads, answers and cancels nothing.",
     },
     Row {
-        id: "task-answer-replayed",
+        id: Misuse::TaskAnswerReplayed.id(),
+        misuse: Misuse::TaskAnswerReplayed,
         group: "tasks",
         title: "An answer sent again to a task changes nothing",
         guard: Guard::Tasks,
         level: Level::Must,
         also: None,
         shows: "w=task&tsteps=w20.p.y.w10.p.r.p",
+        rule: "An answer under a key that is not open is ignored (SHOULD), and a finished task never changes (MUST): an answer sent again must not do the work again.",
     },
     Row {
-        id: "task-finished-input",
+        id: Misuse::TaskFinishedInput.id(),
+        misuse: Misuse::TaskFinishedInput,
         group: "tasks",
         title: "A cancelled task takes no more answers",
         guard: Guard::Tasks,
         level: Level::Must,
         also: None,
         shows: "w=task&tsteps=w20.p.c.y.p",
+        rule: "Once a task has ended its state never changes (MUST): answers that come after a cancel are ignored.",
     },
 ];
 
@@ -648,6 +812,17 @@ mod tests {
             levels_words(),
             "MUST: what the spec requires; SHOULD: what it asks for unless a server has a good reason not to; recommended: the lab's own hardening, beyond the spec. The audit fails a server when a MUST or SHOULD row fails; recommended rows are reported, not counted."
         );
+    }
+
+    /// One row per misuse, its id the misuse's, and a rule written where the guard says none.
+    #[test]
+    fn each_row_is_one_misuse_and_says_its_rule() {
+        for (i, r) in ROWS.iter().enumerate() {
+            assert_eq!(r.id, r.misuse.id());
+            assert!(ROWS[..i].iter().all(|o| o.misuse != r.misuse), "{}", r.id);
+            let needs_rule = matches!(r.guard, Guard::Protocol | Guard::Tasks);
+            assert_eq!(!r.rule.is_empty(), needs_rule, "{}", r.id);
+        }
     }
 
     #[test]
