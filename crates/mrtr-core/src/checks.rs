@@ -317,97 +317,132 @@ pub fn verify(
     policy: &CheckPolicy,
     store: Option<&dyn RedemptionStore>,
 ) -> Verdict {
-    let mut outcomes = Vec::with_capacity(Check::ALL.len());
-    let mut failed = false;
-    let mut push = |check: Check, result: Option<Result<(), Refusal>>, failed: &mut bool| {
-        outcomes.push(CheckOutcome {
-            check,
-            status: status_of(result, failed),
-        });
-    };
-    // The answer check's own outcome when keys are missing (not a failure).
-    let mut unanswered: Option<Vec<String>> = None;
-
-    // Signature. A sealed ticket cannot be read without its key, so switching the check
-    // off changes nothing for it.
-    let opened =
-        if policy.signature || codec.seal == Seal::Sealed || presented.ticket.starts_with("v1e.") {
-            codec.open(presented.ticket)
-        } else {
-            read_unverified(presented.ticket)
-        };
-    let claims = match opened {
-        Ok(c) => {
-            let on = policy.signature || presented.ticket.starts_with("v1e.");
-            push(Check::Signature, on.then_some(Ok(())), &mut failed);
-            Some(c)
-        }
-        Err(e) => {
-            push(
-                Check::Signature,
-                Some(Err(Refusal::Unopened(e))),
-                &mut failed,
-            );
-            None
-        }
-    };
-
+    let mut v = Outcomes::default();
+    let (signature, claims) = open_ticket(codec, presented, policy);
+    v.record(Check::Signature, signature);
     let c = claims.as_ref();
-    let principal = c.map(|c| {
-        let bound = c.principal();
-        if &bound == presented.principal {
-            Ok(())
-        } else {
-            Err(Refusal::WrongPrincipal {
-                bound,
-                caller: presented.principal.clone(),
-            })
-        }
-    });
-    push(
+    v.record(
         Check::Principal,
-        gate(policy.principal, principal),
-        &mut failed,
+        gate(policy.principal, c.map(|c| principal_check(c, presented))),
     );
-
-    let expiry = c.map(|c| {
-        let now = presented.now_s;
-        if now >= c.exp {
-            Err(Refusal::Expired { exp: c.exp, now })
-        } else if c.iat > now + MAX_CLOCK_SKEW_S {
-            Err(Refusal::IssuedInFuture { iat: c.iat, now })
-        } else {
-            Ok(())
-        }
-    });
-    push(Check::Expiry, gate(policy.expiry, expiry), &mut failed);
-
-    let request = c.map(|c| {
-        if c.method != presented.method {
-            Err(Refusal::WrongMethod {
-                bound: c.method.clone(),
-                got: presented.method.to_owned(),
-            })
-        } else if c.target != presented.target {
-            Err(Refusal::WrongTarget {
-                bound: c.target.clone(),
-                got: presented.target.to_owned(),
-            })
-        } else if c.args != arguments_digest(presented.arguments) {
-            Err(Refusal::WrongArguments)
-        } else {
-            Ok(())
-        }
-    });
-    push(Check::Request, gate(policy.request, request), &mut failed);
-
+    v.record(
+        Check::Expiry,
+        gate(policy.expiry, c.map(|c| expiry_check(c, presented))),
+    );
+    v.record(
+        Check::Request,
+        gate(policy.request, c.map(|c| request_check(c, presented))),
+    );
     // A missing answer is not a failure: it is recorded as unanswered and the later checks
     // still run, so a spent ticket cannot come back as a fresh question.
-    match (c, policy.answer, failed) {
-        (_, false, _) => push(Check::Answer, None, &mut failed),
+    let answer = answer_status(c, presented, policy.answer, v.failed);
+    v.push(Check::Answer, answer);
+    // Single use last, so that a refused retry never burns the ticket. The checks only look
+    // the flow up: a spent flow is refused here, before any handler runs. Spending is the
+    // server's, once the handler has finished the work (see `Server::call`): a retry that is
+    // asked again, for whatever reason, spends nothing.
+    let single = match (c, v.failed || !policy.single_use) {
+        (Some(c), false) => Some(single_use_check(c, presented, store)),
+        // Off, or not reached: `record` says which.
+        _ => None,
+    };
+    v.record(Check::SingleUse, gate(policy.single_use, single));
+    Verdict {
+        outcomes: v.list,
+        claims,
+    }
+}
+
+/// The outcomes of one verification, in the order the checks ran: a check after a failure is
+/// not reached.
+#[derive(Default)]
+struct Outcomes {
+    list: Vec<CheckOutcome>,
+    failed: bool,
+}
+
+impl Outcomes {
+    /// Records a check's result (`None`: the check is off).
+    fn record(&mut self, check: Check, result: Option<Result<(), Refusal>>) {
+        let status = status_of(result, &mut self.failed);
+        self.push(check, status);
+    }
+
+    fn push(&mut self, check: Check, status: Status) {
+        self.list.push(CheckOutcome { check, status });
+    }
+}
+
+/// The signature check, and the claims when the ticket opened. A sealed ticket cannot be read
+/// without its key, so switching the check off changes nothing for it.
+fn open_ticket(
+    codec: &Codec,
+    presented: &Presented<'_>,
+    policy: &CheckPolicy,
+) -> (Option<Result<(), Refusal>>, Option<Claims>) {
+    let sealed = presented.ticket.starts_with("v1e.");
+    let opened = if policy.signature || codec.seal == Seal::Sealed || sealed {
+        codec.open(presented.ticket)
+    } else {
+        read_unverified(presented.ticket)
+    };
+    match opened {
+        Ok(c) => ((policy.signature || sealed).then_some(Ok(())), Some(c)),
+        Err(e) => (Some(Err(Refusal::Unopened(e))), None),
+    }
+}
+
+fn principal_check(c: &Claims, presented: &Presented<'_>) -> Result<(), Refusal> {
+    let bound = c.principal();
+    if &bound == presented.principal {
+        Ok(())
+    } else {
+        Err(Refusal::WrongPrincipal {
+            bound,
+            caller: presented.principal.clone(),
+        })
+    }
+}
+
+fn expiry_check(c: &Claims, presented: &Presented<'_>) -> Result<(), Refusal> {
+    let now = presented.now_s;
+    if now >= c.exp {
+        Err(Refusal::Expired { exp: c.exp, now })
+    } else if c.iat > now + MAX_CLOCK_SKEW_S {
+        Err(Refusal::IssuedInFuture { iat: c.iat, now })
+    } else {
+        Ok(())
+    }
+}
+
+fn request_check(c: &Claims, presented: &Presented<'_>) -> Result<(), Refusal> {
+    if c.method != presented.method {
+        Err(Refusal::WrongMethod {
+            bound: c.method.clone(),
+            got: presented.method.to_owned(),
+        })
+    } else if c.target != presented.target {
+        Err(Refusal::WrongTarget {
+            bound: c.target.clone(),
+            got: presented.target.to_owned(),
+        })
+    } else if c.args != arguments_digest(presented.arguments) {
+        Err(Refusal::WrongArguments)
+    } else {
+        Ok(())
+    }
+}
+
+/// The answer check: off, passed (every key the ticket awaits answered, by an entry of the
+/// kind asked there), or unanswered with the keys still open. It runs even after an earlier
+/// failure only to say not reached; it never fails.
+fn answer_status(c: Option<&Claims>, presented: &Presented<'_>, on: bool, failed: bool) -> Status {
+    match (c, on, failed) {
+        (_, false, _) => Status::Off,
+        (_, true, true) => Status::NotReached,
+        (None, true, false) => Status::Passed,
         (Some(c), true, false) => {
-            // An entry answers a key only if it is of the kind asked there: a sampling-shaped
-            // or roots-shaped entry under a form's key is no answer at all.
+            // A sampling-shaped or roots-shaped entry under a form's key is no answer at all.
             let keys: Vec<String> = c
                 .awaits
                 .iter()
@@ -420,44 +455,25 @@ pub fn verify(
                 .map(|(k, _)| k.clone())
                 .collect();
             if keys.is_empty() {
-                push(Check::Answer, Some(Ok(())), &mut failed);
+                Status::Passed
             } else {
-                // A placeholder, replaced below once `push` is done with the list.
-                push(Check::Answer, Some(Ok(())), &mut failed);
-                unanswered = Some(keys);
+                Status::Unanswered { keys }
             }
         }
-        _ => push(Check::Answer, Some(Ok(())), &mut failed),
     }
+}
 
-    // Single use last, so that a refused retry never burns the ticket. The checks only look
-    // the flow up: a spent flow is refused here, before any handler runs. Spending is the
-    // server's, once the handler has finished the work (see `Server::call`): a retry that is
-    // asked again, for whatever reason, spends nothing.
-    let single = match (c, failed || !policy.single_use) {
-        (Some(c), false) => Some(match store {
-            Some(s) => match s.lookup(&c.tid, presented.now_s) {
-                Lookup::NotRedeemed => Ok(()),
-                Lookup::Redeemed => Err(Refusal::AlreadyRedeemed),
-                Lookup::Unavailable => Err(Refusal::StoreUnavailable),
-            },
-            None => Err(Refusal::StoreUnavailable),
-        }),
-        // Off, or not reached: `push` records which.
-        _ => None,
-    };
-    push(
-        Check::SingleUse,
-        gate(policy.single_use, single),
-        &mut failed,
-    );
-
-    if let Some(keys) = unanswered {
-        if let Some(o) = outcomes.iter_mut().find(|o| o.check == Check::Answer) {
-            o.status = Status::Unanswered { keys };
-        }
+/// Whether the flow was spent already, by the memory of redemptions (none: unavailable).
+fn single_use_check(
+    c: &Claims,
+    presented: &Presented<'_>,
+    store: Option<&dyn RedemptionStore>,
+) -> Result<(), Refusal> {
+    match store.map(|s| s.lookup(&c.tid, presented.now_s)) {
+        Some(Lookup::NotRedeemed) => Ok(()),
+        Some(Lookup::Redeemed) => Err(Refusal::AlreadyRedeemed),
+        Some(Lookup::Unavailable) | None => Err(Refusal::StoreUnavailable),
     }
-    Verdict { outcomes, claims }
 }
 
 /// A check's status from its result: off, not reached after a failure, passed or failed.

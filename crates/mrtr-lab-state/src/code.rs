@@ -322,12 +322,12 @@ fn audited(lang: Lang, column: usize, how: &str) -> String {
 /// The core's checks in `verify`, one mark each, in the order they run.
 fn check_specs(refused: bool, seal: Seal) -> Vec<MarkSpec> {
     let lines: [(Check, &'static str); 6] = [
-        (Check::Signature, "codec.open(presented.ticket)"),
+        (Check::Signature, "let (signature, claims) = open_ticket("),
         (Check::Principal, "Check::Principal,"),
-        (Check::Expiry, "push(Check::Expiry,"),
-        (Check::Request, "push(Check::Request,"),
-        (Check::Answer, "match (c, policy.answer, failed)"),
-        (Check::SingleUse, "Check::SingleUse,"),
+        (Check::Expiry, "Check::Expiry,"),
+        (Check::Request, "Check::Request,"),
+        (Check::Answer, "let answer = answer_status("),
+        (Check::SingleUse, "v.record(Check::SingleUse,"),
     ];
     let mut v: Vec<MarkSpec> = lines
         .iter()
