@@ -197,6 +197,36 @@ pub struct TaskRun {
     pub shared: bool,
 }
 
+impl TaskRun {
+    /// Where the task is at the end, in a sentence: read from the memory that holds it.
+    pub fn state_words(&self) -> String {
+        let held = match (self.status, self.shared) {
+            (Some(s), true) => format!(
+                "In the shared memory, the task is {}.",
+                s.as_str().replace('_', " ")
+            ),
+            (Some(s), false) => format!(
+                "In replica A's memory, the task is {}.",
+                s.as_str().replace('_', " ")
+            ),
+            (None, _) => "No memory the replicas reach holds the task any more.".into(),
+        };
+        match &self.status_message {
+            Some(m) => format!("{held} {m}"),
+            None => held,
+        }
+    }
+
+    /// How many times the deploy rolled out, in a sentence.
+    pub fn deploy_words(&self) -> String {
+        match self.deploys {
+            0 => "The deploy has not rolled out.".to_owned(),
+            1 => "The deploy rolled out once.".to_owned(),
+            n => format!("The deploy rolled out {n} times."),
+        }
+    }
+}
+
 /// The two replicas, and where each keeps its tasks.
 struct Fleet {
     replicas: [Server; 2],
@@ -245,43 +275,74 @@ pub fn client() -> Client {
 /// Plays bob's call and then `steps`, under `knobs` (only where the memory lives and the
 /// seed matter here).
 pub fn play(knobs: Knobs, steps: &[TaskStep]) -> TaskRun {
-    let fleet = Fleet::new(knobs);
-    let mut rng = SeededEntropy::new(knobs.seed);
-    let mut client = client();
-    let mut now_s = 0;
-    let mut turn = 0usize;
-    let mut exchanges = Vec::new();
-    let mut completions = 0;
-    let (_, call) = client.begin(
+    let mut run = Run::new(knobs);
+    let (_, call) = run.client.begin(
         "tools/call",
         json!({"name": "deploy_as_task", "arguments": {"env": "prod"}}),
     );
-    let mut send = |who: &Principal,
-                    by: Actor,
-                    msg: Value,
-                    now_s: u64,
-                    rng: &mut SeededEntropy,
-                    exchanges: &mut Vec<Exchange>|
-     -> Reply {
-        // The balancer alternates: A, B, A, …
-        let replica = if turn.is_multiple_of(2) {
+    let created = run.send(Actor::Client, call);
+    let task_id = created
+        .result()
+        .and_then(|r| r.get("taskId"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let id = task_id.clone().unwrap_or_default();
+    for step in steps.iter().take(MAX_STEPS) {
+        run.take(*step, &id);
+    }
+    run.finish(task_id, knobs)
+}
+
+/// A run under way: the fleet, the clock, the client, what was sent and answered.
+struct Run {
+    fleet: Fleet,
+    rng: SeededEntropy,
+    client: Client,
+    now_s: u64,
+    /// Requests sent so far: the balancer alternates A, B, A, …
+    turn: usize,
+    exchanges: Vec<Exchange>,
+    /// Completions written to a store, by any request.
+    completions: usize,
+    /// bob's last answer, to send again.
+    last_answer: Option<Value>,
+}
+
+impl Run {
+    fn new(knobs: Knobs) -> Run {
+        Run {
+            fleet: Fleet::new(knobs),
+            rng: SeededEntropy::new(knobs.seed),
+            client: client(),
+            now_s: 0,
+            turn: 0,
+            exchanges: Vec::new(),
+            completions: 0,
+            last_answer: None,
+        }
+    }
+
+    /// One request, as bob's client or alice, to the replica whose turn it is; recorded.
+    fn send(&mut self, by: Actor, msg: Value) -> Reply {
+        let replica = if self.turn.is_multiple_of(2) {
             Replica::A
         } else {
             Replica::B
         };
-        turn += 1;
-        let reply = fleet.replicas[replica.index()].handle(
+        self.turn += 1;
+        let who = Principal::user(if by == Actor::Thief { "alice" } else { "bob" });
+        let reply = self.fleet.replicas[replica.index()].handle(
             &msg,
             &mut CallContext {
-                principal: who,
-                clock: &FixedClock((EPOCH_S + now_s) * 1000),
-                entropy: rng,
+                principal: &who,
+                clock: &FixedClock((EPOCH_S + self.now_s) * 1000),
+                entropy: &mut self.rng,
             },
         );
-        completions += completed_here(&reply);
+        self.completions += completed_here(&reply);
         let response = reply.response.clone().unwrap_or(Value::Null);
-        exchanges.push(Exchange {
-            at_s: now_s,
+        self.exchanges.push(Exchange {
+            at_s: self.now_s,
             by,
             replica,
             method: msg["method"].as_str().unwrap_or("").to_owned(),
@@ -292,77 +353,71 @@ pub fn play(knobs: Knobs, steps: &[TaskStep]) -> TaskRun {
             response,
         });
         reply
-    };
-    let bob = Principal::user("bob");
-    let alice = Principal::user("alice");
-    let created = send(&bob, Actor::Client, call, now_s, &mut rng, &mut exchanges);
-    let task_id = created
-        .result()
-        .and_then(|r| r.get("taskId"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let id = task_id.clone().unwrap_or_default();
-    let mut last_answer: Option<Value> = None;
-    for step in steps.iter().take(MAX_STEPS) {
-        let request = |client: &mut Client, method: &str, extra: Value| {
-            let (_, mut msg) = client.task_request(method, &id);
-            if let (Some(p), Value::Object(m)) = (msg["params"].as_object_mut(), extra) {
-                p.extend(m);
-            }
-            msg
-        };
+    }
+
+    /// A task request about task `id`, `extra` added to its params.
+    fn request(&mut self, method: &str, id: &str, extra: Value) -> Value {
+        let (_, mut msg) = self.client.task_request(method, id);
+        if let (Some(p), Value::Object(m)) = (msg["params"].as_object_mut(), extra) {
+            p.extend(m);
+        }
+        msg
+    }
+
+    /// Takes one of the reader's steps.
+    fn take(&mut self, step: TaskStep, id: &str) {
         let yes_no = |yes: bool| json!({"inputResponses": {"confirm": {"action": "accept", "content": {"confirm": yes}}}});
-        let msg = match *step {
+        let msg = match step {
             TaskStep::Wait(s) => {
-                now_s = (now_s + s.min(MAX_WAIT_S)).min(MAX_STEPS as u64 * MAX_WAIT_S);
-                continue;
+                self.now_s = (self.now_s + s.min(MAX_WAIT_S)).min(MAX_STEPS as u64 * MAX_WAIT_S);
+                return;
             }
-            TaskStep::Poll | TaskStep::ThiefPolls => request(&mut client, "tasks/get", json!({})),
+            TaskStep::Poll | TaskStep::ThiefPolls => self.request("tasks/get", id, json!({})),
             TaskStep::Cancel | TaskStep::ThiefCancels => {
-                request(&mut client, "tasks/cancel", json!({}))
+                self.request("tasks/cancel", id, json!({}))
             }
             TaskStep::Yes | TaskStep::No => {
-                let answer = yes_no(*step == TaskStep::Yes);
-                last_answer = Some(answer.clone());
-                request(&mut client, "tasks/update", answer)
+                let answer = yes_no(step == TaskStep::Yes);
+                self.last_answer = Some(answer.clone());
+                self.request("tasks/update", id, answer)
             }
-            TaskStep::ThiefAnswers => request(&mut client, "tasks/update", yes_no(true)),
-            TaskStep::Replay => match &last_answer {
-                Some(a) => request(&mut client, "tasks/update", a.clone()),
-                None => request(&mut client, "tasks/update", yes_no(true)),
-            },
+            TaskStep::ThiefAnswers => self.request("tasks/update", id, yes_no(true)),
+            TaskStep::Replay => {
+                let again = self.last_answer.clone().unwrap_or_else(|| yes_no(true));
+                self.request("tasks/update", id, again)
+            }
         };
-        let who = if step.by() == Actor::Thief {
-            &alice
-        } else {
-            &bob
-        };
-        send(who, step.by(), msg, now_s, &mut rng, &mut exchanges);
+        self.send(step.by(), msg);
     }
-    // What the task came to, read where it lives (either replica's store).
-    let now_ms = (EPOCH_S + now_s) * 1000;
-    let held = fleet
-        .stores
-        .iter()
-        .find_map(|s| s.load(&id, now_ms).ok().flatten())
-        .map(|(t, _)| t);
-    // The deploy rolled out once per completion whose result says it deployed.
-    let deployed = held
-        .as_ref()
-        .and_then(|t| match &t.ending {
-            Some(mrtr_core::tasks::Ending::Result(r)) => r.pointer("/content/0/text"),
-            _ => None,
-        })
-        .and_then(Value::as_str)
-        .is_some_and(|t| t.starts_with("deployed"));
-    TaskRun {
-        exchanges,
-        task_id,
-        status: held.as_ref().map(|t| t.status),
-        status_message: held.and_then(|t| t.message),
-        now_s,
-        deploys: if deployed { completions } else { 0 },
-        shared: knobs.store != StoreMode::PerReplica,
+
+    /// What the task came to, read where it lives (either replica's store).
+    fn finish(self, task_id: Option<String>, knobs: Knobs) -> TaskRun {
+        let id = task_id.clone().unwrap_or_default();
+        let now_ms = (EPOCH_S + self.now_s) * 1000;
+        let held = self
+            .fleet
+            .stores
+            .iter()
+            .find_map(|s| s.load(&id, now_ms).ok().flatten())
+            .map(|(t, _)| t);
+        // The deploy rolled out once per completion whose result says it deployed.
+        let deployed = held
+            .as_ref()
+            .and_then(|t| match &t.ending {
+                Some(mrtr_core::tasks::Ending::Result(r)) => r.pointer("/content/0/text"),
+                _ => None,
+            })
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.starts_with("deployed"));
+        TaskRun {
+            exchanges: self.exchanges,
+            task_id,
+            status: held.as_ref().map(|t| t.status),
+            status_message: held.and_then(|t| t.message),
+            now_s: self.now_s,
+            deploys: if deployed { self.completions } else { 0 },
+            shared: knobs.store != StoreMode::PerReplica,
+        }
     }
 }
 
