@@ -13,7 +13,9 @@ use super::page_link::{use_link, EditLink};
 use crate::state::code::{listings, marks, Lang, Listing, Mark, MarkKind, PhaseWords};
 use crate::state::highlight::lines;
 use crate::state::link::{LinkStoreFields, Widget};
-use crate::state::sdk_table::{columns_note, guard_name, left_to_you, table, variants};
+use crate::state::sdk_table::{
+    columns_note, guard_name, left_to_you, table, variants, Entry, Variant,
+};
 use crate::state::stage::trace_of;
 
 fn tab_id(l: Lang) -> String {
@@ -76,7 +78,8 @@ fn Listing(listing: Listing, index: usize, lang: Lang, shown: Memo<Vec<Mark>>) -
     }
 }
 
-/// The deploy handler in four implementations, in step with the round trip.
+/// The deploy handler in four implementations, in step with the round trip: the tabs, the
+/// step buttons, what runs now, the listings with their marks, and the SDK's table.
 #[component]
 pub fn ReadTheCode() -> impl IntoView {
     let link = use_link();
@@ -95,7 +98,27 @@ pub fn ReadTheCode() -> impl IntoView {
     let shown = Memo::new(move |_| marks(lang.get(), phase.get(), seal.get()));
     // Announced only when the reader works this widget, not while the round trip plays.
     let live = move || (link.widget().get() == Widget::Code).then_some("polite");
+    view! {
+        <div class="code-body">
+            <CodeTabs/>
+            <CodeSteps titles=titles step=step/>
+            <div id="code-panel" role="tabpanel" aria-labelledby=move || tab_id(lang.get())>
+                <div class="code-now" data-testid="code-now" role="status" aria-live=live>
+                    <p><strong>{move || titles.with(|t| t.get(step.get()).cloned().unwrap_or_default())}</strong>" "{move || phase.get().summary(lang.get(), seal.get())}</p>
+                    <CodeNotes shown=shown/>
+                </div>
+                <CodeListings shown=shown/>
+                <SdkTable/>
+            </div>
+        </div>
+    }
+}
 
+/// The implementations as tabs, moved between with the arrow keys, Home and End.
+#[component]
+fn CodeTabs() -> impl IntoView {
+    let link = use_link();
+    let lang = link.lang();
     let on_tab_key = move |ev: leptos::ev::KeyboardEvent| {
         let i = Lang::ALL.iter().position(|l| *l == lang.get()).unwrap_or(0);
         let n = Lang::ALL.len();
@@ -111,7 +134,6 @@ pub fn ReadTheCode() -> impl IntoView {
         link.edit(Widget::Code).lang().set(l);
         focus(&tab_id(l));
     };
-
     let tabs = Lang::ALL
         .into_iter()
         .map(|l| {
@@ -124,7 +146,13 @@ pub fn ReadTheCode() -> impl IntoView {
             }
         })
         .collect_view();
+    view! { <div class="code-tabs" role="tablist" aria-label="Implementation" on:keydown=on_tab_key>{tabs}</div> }
+}
 
+/// The round trip's steps, one button each: the same step as the round trip's.
+#[component]
+fn CodeSteps(titles: Memo<Vec<String>>, step: Memo<usize>) -> impl IntoView {
+    let link = use_link();
     let steps = move || {
         titles
             .get()
@@ -140,7 +168,18 @@ pub fn ReadTheCode() -> impl IntoView {
             })
             .collect_view()
     };
+    view! {
+        <div class="code-steps">
+            <span id="code-steps-label">"Round-trip step"</span>
+            <ol aria-labelledby="code-steps-label">{steps}</ol>
+        </div>
+    }
+}
 
+/// What runs at this step, one note per mark, each quoting its first line.
+#[component]
+fn CodeNotes(shown: Memo<Vec<Mark>>) -> impl IntoView {
+    let lang = use_link().lang();
     let notes = move || {
         let shown_listings = listings(lang.get());
         shown
@@ -167,12 +206,19 @@ pub fn ReadTheCode() -> impl IntoView {
             })
             .collect_view()
     };
+    view! { <ol class="code-notes" data-testid="code-notes">{notes}</ol> }
+}
 
+/// The language's listings: the first open, the long second ones folded (every one on a
+/// phone, where the notes quote the lines that run), each drawn when first opened.
+#[component]
+fn CodeListings(shown: Memo<Vec<Mark>>) -> impl IntoView {
+    let lang = use_link().lang();
     // Read once: a listing folded or not stays so while the reader is on the page.
     let phone = web_sys::window()
         .and_then(|w| w.match_media(NARROW).ok().flatten())
         .is_some_and(|m| m.matches());
-    let listings_view = move || {
+    move || {
         let l = lang.get();
         listings(l)
             .into_iter()
@@ -180,88 +226,40 @@ pub fn ReadTheCode() -> impl IntoView {
             .map(|(i, listing)| {
                 let where_ = format!(", lines {}–{}: {}", listing.first_line, listing.last_line(), listing.caption);
                 let path = listing.path;
-                if listing.folded || phone {
-                    // A second listing (the core's checks, a hardened copy, rmcp's sealer):
-                    // long, so folded (on a phone every listing is, as the notes above quote
-                    // the lines that run); the summary says when lines in it are marked
-                    // (opening it on its own would move the page under the reader).
-                    let marked = move || {
-                        let n = shown.with(|m| m.iter().filter(|m| m.listing == i).count());
-                        (n > 0).then(|| format!(" ({n} marked at this step)"))
-                    };
-                    // Drawn when first opened: hundreds of highlighted pieces nobody asked for
-                    // would lengthen the page's start-up.
-                    let opened = RwSignal::new(false);
-                    view! {
-                        <details class="more-code" on:toggle=move |_| opened.set(true)>
-                            <summary><span class="listing-caption"><code>{path}</code>{where_}</span><span class="marked-count">{marked}</span></summary>
-                            {move || opened.get().then(|| view! { <Listing listing=listing index=i lang=l shown=shown/> })}
-                        </details>
-                    }
-                    .into_any()
-                } else {
-                    view! { <div><p class="listing-caption"><code>{path}</code>{where_}</p><Listing listing=listing index=i lang=l shown=shown/></div> }.into_any()
+                if !(listing.folded || phone) {
+                    return view! { <div><p class="listing-caption"><code>{path}</code>{where_}</p><Listing listing=listing index=i lang=l shown=shown/></div> }.into_any();
                 }
-            })
-            .collect_view()
-    };
-
-    let sdk = move || {
-        let l = lang.get();
-        match table(l) {
-            Some(rows) => {
-                let columns = variants(l);
-                let (left, tested) = left_to_you(&rows);
-                let rows = rows
-                    .into_iter()
-                    .map(|e| {
-                        let cells = e
-                            .verdicts
-                            .iter()
-                            .zip(columns)
-                            .map(|(v, col)| {
-                                let evidence = v
-                                    .evidence
-                                    .iter()
-                                    .map(|(id, x)| format!("{id}: {}", x.map_or("missing", Status::word)))
-                                    .collect::<Vec<_>>()
-                                    .join(", ");
-                                view! {
-                                    <td data-server=col.server data-label=col.heading>
-                                        <span class=format!("cell {}", v.cell.class())>{v.cell.word(col.hardened)}</span>
-                                        <span class="evidence">{evidence}</span>
-                                    </td>
-                                }
-                            })
-                            .collect_view();
-                        view! {
-                            <tr>
-                                <th scope="row">{guard_name(e.guard)}</th>
-                                {cells}
-                                <td class="advice">{e.advice}</td>
-                            </tr>
-                        }
-                    })
-                    .collect_view();
-                let heads = columns
-                    .iter()
-                    .map(|c| view! { <th scope="col">{c.heading}<span class="evidence">{c.path.rsplit('/').next().unwrap_or(c.path)}</span></th> })
-                    .collect_view();
-                // Folded to its count: the table is evidence, read on demand.
+                // The summary says when lines in it are marked (opening it on its own would
+                // move the page under the reader).
+                let marked = move || {
+                    let n = shown.with(|m| m.iter().filter(|m| m.listing == i).count());
+                    (n > 0).then(|| format!(" ({n} marked at this step)"))
+                };
+                // Drawn when first opened: hundreds of highlighted pieces nobody asked for
+                // would lengthen the page's start-up.
+                let opened = RwSignal::new(false);
                 view! {
-                    <details class="fold json-fold sdk-fold" data-testid="sdk-fold">
-                        <summary>{format!("What the {} does for you: in its example, mrtr-audit finds {left} of the {tested} protections it tested left to you", l.label())}</summary>
-                        {columns_note(l).map(|n| view! { <p class="sdk-columns">{n}</p> })}
-                        <table class="sdk-table" data-testid="sdk-table">
-                            <caption>"mrtr-audit's verdicts on these servers in make interop"</caption>
-                            <thead><tr><th scope="col">"Protection"</th>{heads}<th scope="col">"If the example leaves it to you"</th></tr></thead>
-                            <tbody>{rows}</tbody>
-                        </table>
+                    <details class="more-code" on:toggle=move |_| opened.set(true)>
+                        <summary><span class="listing-caption"><code>{path}</code>{where_}</span><span class="marked-count">{marked}</span></summary>
+                        {move || opened.get().then(|| view! { <Listing listing=listing index=i lang=l shown=shown/> })}
                     </details>
                 }
                 .into_any()
-            }
-            None => view! {
+            })
+            .collect_view()
+    }
+}
+
+/// What the SDK's example does for its author, from mrtr-audit's verdicts (folded to its
+/// count); for the lab's own server, its checks in order.
+#[component]
+fn SdkTable() -> impl IntoView {
+    let link = use_link();
+    let lang = link.lang();
+    move || {
+        let l = lang.get();
+        let Some(rows) = table(l) else {
+            return view! {
                 <div class="sdk-table" data-testid="sdk-table">
                     <p>"The lab's server runs every check in the core, before the handler sees the state, in this order (mrtr-audit passes every row against it in make interop):"</p>
                     <ol class="check-order">
@@ -269,25 +267,57 @@ pub fn ReadTheCode() -> impl IntoView {
                     </ol>
                 </div>
             }
-            .into_any(),
+            .into_any();
+        };
+        let columns = variants(l);
+        let (left, tested) = left_to_you(&rows);
+        let heads = columns
+            .iter()
+            .map(|c| view! { <th scope="col">{c.heading}<span class="evidence">{c.path.rsplit('/').next().unwrap_or(c.path)}</span></th> })
+            .collect_view();
+        let rows = rows.into_iter().map(|e| sdk_row(e, columns)).collect_view();
+        view! {
+            <details class="fold json-fold sdk-fold" data-testid="sdk-fold">
+                <summary>{format!("What the {} does for you: in its example, mrtr-audit finds {left} of the {tested} protections it tested left to you", l.label())}</summary>
+                {columns_note(l).map(|n| view! { <p class="sdk-columns">{n}</p> })}
+                <table class="sdk-table" data-testid="sdk-table">
+                    <caption>"mrtr-audit's verdicts on these servers in make interop"</caption>
+                    <thead><tr><th scope="col">"Protection"</th>{heads}<th scope="col">"If the example leaves it to you"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </details>
         }
-    };
+        .into_any()
+    }
+}
 
+/// One protection of the SDK table: the verdict in each column, with its evidence, and the
+/// advice.
+fn sdk_row(e: Entry, columns: &[Variant]) -> impl IntoView {
+    let cells = e
+        .verdicts
+        .iter()
+        .zip(columns)
+        .map(|(v, col)| {
+            let evidence = v
+                .evidence
+                .iter()
+                .map(|(id, x)| format!("{id}: {}", x.map_or("missing", Status::word)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            view! {
+                <td data-server=col.server data-label=col.heading>
+                    <span class=format!("cell {}", v.cell.class())>{v.cell.word(col.hardened)}</span>
+                    <span class="evidence">{evidence}</span>
+                </td>
+            }
+        })
+        .collect_view();
     view! {
-        <div class="code-body">
-            <div class="code-tabs" role="tablist" aria-label="Implementation" on:keydown=on_tab_key>{tabs}</div>
-            <div class="code-steps">
-                <span id="code-steps-label">"Round-trip step"</span>
-                <ol aria-labelledby="code-steps-label">{steps}</ol>
-            </div>
-            <div id="code-panel" role="tabpanel" aria-labelledby=move || tab_id(lang.get())>
-                <div class="code-now" data-testid="code-now" role="status" aria-live=live>
-                    <p><strong>{move || titles.with(|t| t.get(step.get()).cloned().unwrap_or_default())}</strong>" "{move || phase.get().summary(lang.get(), seal.get())}</p>
-                    <ol class="code-notes" data-testid="code-notes">{notes}</ol>
-                </div>
-                {listings_view}
-                {sdk}
-            </div>
-        </div>
+        <tr>
+            <th scope="row">{guard_name(e.guard)}</th>
+            {cells}
+            <td class="advice">{e.advice}</td>
+        </tr>
     }
 }
