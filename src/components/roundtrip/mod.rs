@@ -9,7 +9,7 @@ mod transcript;
 
 use leptos::prelude::*;
 use leptos_use::{use_media_query, use_raf_fn_with_options, UseRafFnCallbackArgs, UseRafFnOptions};
-use mrtr_world::Ending;
+use mrtr_world::{Ending, Trace};
 use reactive_stores::Store;
 
 use super::page_link::{use_link, EditLink};
@@ -92,32 +92,7 @@ pub fn RoundTrip() -> impl IntoView {
     let help_button = NodeRef::<leptos::html::Button>::new();
     let narrow = use_media_query(NARROW);
     let reduced_motion = use_media_query("(prefers-reduced-motion: reduce)");
-
-    // One animation-frame loop, running only while playing; the hook cancels it on cleanup.
-    let raf = use_raf_fn_with_options(
-        move |a: UseRafFnCallbackArgs| {
-            let hidden = document().hidden();
-            let dt = if hidden {
-                0.0
-            } else {
-                a.delta.clamp(0.0, MAX_FRAME_MS)
-            };
-            if dt > 0.0 {
-                player.act(|p| {
-                    p.tick(dt);
-                });
-            }
-        },
-        UseRafFnOptions::default().immediate(false),
-    );
-    Effect::new(move |_| {
-        if motion.with(|m| m.playing) {
-            (raf.resume)();
-        } else {
-            (raf.pause)();
-        }
-    });
-
+    play_while_playing(player);
     let step = Signal::derive(move || now.with(|p| p.step));
     let later = super::from_next_task();
     let layout = Memo::new(move |_| {
@@ -131,27 +106,61 @@ pub fn RoundTrip() -> impl IntoView {
         trace.with(|t| now.with(|p| frame(t, p, reduced_motion.get(), layout.get())))
     });
     let shown = Memo::new(move |_| trace.with(|t| lines(t, step.get())));
-    let caption = Memo::new(move |_| {
-        trace.with(|t| {
-            t.steps
-                .get(step.get())
-                .map(|s| (s.title.clone(), s.caption.clone()))
-                .unwrap_or_default()
-        })
-    });
-    let verdict = Memo::new(move |_| trace.with(|t| t.verdict_by(step.get()).cloned()));
-    // An embed sits still while the reader steps: until B judges, the room of its verdict is
-    // held by the last step's, invisible (the caption and the wire scroll inside their boxes).
-    let embedded = document()
-        .document_element()
-        .is_some_and(|h| h.has_attribute("data-embed"));
-    let reserve = Memo::new(move |_| {
-        (embedded && verdict.with(Option::is_none))
-            .then(|| trace.with(|t| t.verdict_by(t.steps.len().saturating_sub(1)).cloned()))
-            .flatten()
-    });
+    focus_back_on_close(help_open, help_button);
+    view! {
+        <div class="roundtrip-widget" on:keydown=keys(player, help_open)>
+            <div class="widget-head">
+                <h2 id="roundtrip-h" tabindex="-1">"Two replicas, one deploy, and the ticket in between"</h2>
+                <EndingChoice/>
+            </div>
+            <Caption trace=trace step=step/>
+            <div class="roundtrip-body">
+                <div class="stage">
+                    {move || { let l = layout.get(); view! { <Diagram layout=l frame=frame/> } }}
+                    <Controls player=player help_open=help_open help_button=help_button/>
+                    <Show when=move || help_open.get()>
+                        <Help help_open=help_open/>
+                    </Show>
+                    <StepVerdict trace=trace step=step/>
+                </div>
+                // The wire log a task after the diagram.
+                <Show when=move || later.get()>
+                    <Transcript lines=shown step=step/>
+                </Show>
+            </div>
+        </div>
+    }
+}
 
-    // Help closes back onto its button, so the focus never lands on nothing.
+/// One animation-frame loop, running only while playing; the hook cancels it on cleanup. A
+/// hidden page does not move the story on.
+fn play_while_playing(player: Player) {
+    let raf = use_raf_fn_with_options(
+        move |a: UseRafFnCallbackArgs| {
+            let dt = if document().hidden() {
+                0.0
+            } else {
+                a.delta.clamp(0.0, MAX_FRAME_MS)
+            };
+            if dt > 0.0 {
+                player.act(|p| {
+                    p.tick(dt);
+                });
+            }
+        },
+        UseRafFnOptions::default().immediate(false),
+    );
+    Effect::new(move |_| {
+        if player.motion.with(|m| m.playing) {
+            (raf.resume)();
+        } else {
+            (raf.pause)();
+        }
+    });
+}
+
+/// Help closes back onto its button, so the focus never lands on nothing.
+fn focus_back_on_close(help_open: RwSignal<bool>, help_button: NodeRef<leptos::html::Button>) {
     Effect::new(move |prev: Option<bool>| {
         let open = help_open.get();
         if prev == Some(true) && !open {
@@ -161,8 +170,12 @@ pub fn RoundTrip() -> impl IntoView {
         }
         open
     });
+}
 
-    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+/// The player's keys (space or k, arrows or j and l, Home or 0, ? for help, Escape), except
+/// while the reader types in a field.
+fn keys(player: Player, help_open: RwSignal<bool>) -> impl Fn(leptos::ev::KeyboardEvent) {
+    move |ev: leptos::ev::KeyboardEvent| {
         let tag = ev
             .target()
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
@@ -182,50 +195,69 @@ pub fn RoundTrip() -> impl IntoView {
         };
         ev.prevent_default();
         act();
-    };
-    let set_ending = move |e: Ending| {
-        link.edit(Widget::RoundTrip).ending().set(e);
-    };
+    }
+}
 
+/// How the story ends: the honest retry, or the ticket edited to prod.
+#[component]
+fn EndingChoice() -> impl IntoView {
+    let link = use_link();
     view! {
-        <div class="roundtrip-widget" on:keydown=on_key>
-            <div class="widget-head">
-                <h2 id="roundtrip-h" tabindex="-1">"Two replicas, one deploy, and the ticket in between"</h2>
-                <fieldset class="segmented">
-                    <legend class="sr-only">"Ending"</legend>
-                    {[(Ending::Honest, "Honest retry"), (Ending::Tampered, "Ticket edited to prod")].into_iter().map(|(e, label)| view! {
-                        <label class="seg" class:on=move || link.ending().get() == e>
-                            <input type="radio" name="roundtrip-ending" value=e.id()
-                                prop:checked=move || link.ending().get() == e
-                                on:change=move |_| set_ending(e)/>
-                            {label}
-                        </label>
-                    }).collect_view()}
-                </fieldset>
-            </div>
-            <div class="caption" aria-live="polite" data-testid="caption">
-                <h3>{move || caption.with(|c| c.0.clone())}</h3>
-                <p>{move || caption.with(|c| c.1.clone())}</p>
-            </div>
-            <div class="roundtrip-body">
-                <div class="stage">
-                    {move || { let l = layout.get(); view! { <Diagram layout=l frame=frame/> } }}
-                    <Controls player=player help_open=help_open help_button=help_button/>
-                    <Show when=move || help_open.get()>
-                        <Help help_open=help_open/>
-                    </Show>
-                    {move || verdict.get().map(|v| view! { <CheckList verdict=v seal=trace.with(|t| t.seal) by="Replica B" harm=trace.with(|t| t.harm.clone())/> })}
-                    {move || reserve.get().map(|v| view! {
-                        <div class="check-list-room" aria-hidden="true">
-                            <CheckList verdict=v seal=trace.with(|t| t.seal) by="Replica B" harm=trace.with(|t| t.harm.clone())/>
-                        </div>
-                    })}
-                </div>
-                // The wire log a task after the diagram.
-                <Show when=move || later.get()>
-                    <Transcript lines=shown step=step/>
-                </Show>
-            </div>
+        <fieldset class="segmented">
+            <legend class="sr-only">"Ending"</legend>
+            {[(Ending::Honest, "Honest retry"), (Ending::Tampered, "Ticket edited to prod")].into_iter().map(|(e, label)| view! {
+                <label class="seg" class:on=move || link.ending().get() == e>
+                    <input type="radio" name="roundtrip-ending" value=e.id()
+                        prop:checked=move || link.ending().get() == e
+                        on:change=move |_| link.edit(Widget::RoundTrip).ending().set(e)/>
+                    {label}
+                </label>
+            }).collect_view()}
+        </fieldset>
+    }
+}
+
+/// The step's title and caption, said as the story moves.
+#[component]
+fn Caption(trace: Memo<Trace>, step: Signal<usize>) -> impl IntoView {
+    let caption = Memo::new(move |_| {
+        trace.with(|t| {
+            t.steps
+                .get(step.get())
+                .map(|s| (s.title.clone(), s.caption.clone()))
+                .unwrap_or_default()
+        })
+    });
+    view! {
+        <div class="caption" aria-live="polite" data-testid="caption">
+            <h3>{move || caption.with(|c| c.0.clone())}</h3>
+            <p>{move || caption.with(|c| c.1.clone())}</p>
         </div>
+    }
+}
+
+/// Replica B's verdict once it has judged. An embed sits still while the reader steps: until
+/// B judges, the room of its verdict is held by the last step's, invisible (the caption and
+/// the wire scroll inside their boxes).
+#[component]
+fn StepVerdict(trace: Memo<Trace>, step: Signal<usize>) -> impl IntoView {
+    let verdict = Memo::new(move |_| trace.with(|t| t.verdict_by(step.get()).cloned()));
+    let embedded = document()
+        .document_element()
+        .is_some_and(|h| h.has_attribute("data-embed"));
+    let reserve = Memo::new(move |_| {
+        (embedded && verdict.with(Option::is_none))
+            .then(|| trace.with(|t| t.verdict_by(t.steps.len().saturating_sub(1)).cloned()))
+            .flatten()
+    });
+    let seal = move || trace.with(|t| t.seal);
+    let harm = move || trace.with(|t| t.harm.clone());
+    view! {
+        {move || verdict.get().map(|v| view! { <CheckList verdict=v seal=seal() by="Replica B" harm=harm()/> })}
+        {move || reserve.get().map(|v| view! {
+            <div class="check-list-room" aria-hidden="true">
+                <CheckList verdict=v seal=seal() by="Replica B" harm=harm()/>
+            </div>
+        })}
     }
 }
