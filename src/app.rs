@@ -18,8 +18,8 @@ use crate::components::page_link::{
 };
 use crate::components::theme::ThemeToggle;
 use crate::components::{
-    elements, AttackBench, EmbedDocs, LaterParts, LinkNotes, Quiz, ReadTheCode, RoundTrip,
-    RulesExplorer, RunItRaw, TaskConsole, TicketInspector,
+    elements, AttackBench, EmbedDocs, EmbedGlossary, LaterParts, LinkNotes, Quiz, ReadTheCode,
+    RoundTrip, RulesExplorer, RunItRaw, TaskConsole, TicketInspector,
 };
 use crate::state::embed::{parse_query, Query};
 use crate::state::link::{Link, LinkStoreFields, Widget};
@@ -147,7 +147,6 @@ fn App(query: Query) -> impl IntoView {
             // One widget alone (index.html hid the rest before the first paint).
             wanted.set(whole);
             open_fold(w);
-            embed_glossary(w);
             post_height(w);
         }
         None => {
@@ -179,6 +178,7 @@ fn App(query: Query) -> impl IntoView {
     }
 
     view! {
+        {query.embed.and_then(|w| mount_point("glossary").map(|el| view! { <Portal mount=el><EmbedGlossary widget=w/></Portal> }))}
         {mount_point("notes").map(|el| view! { <Portal mount=el><LinkNotes notes=notes/></Portal> })}
         {query.embed.is_none().then(|| mount_point("theme").map(|el| view! { <Portal mount=el><ThemeToggle/></Portal> }))}
         <For each=move || mounted.get().only(Module::Lesson).iter() key=|slot| *slot let:slot>
@@ -345,50 +345,6 @@ fn open_details() {
             let _ = d.set_attribute("open", "");
         }
     }
-}
-
-/// An embed carries the definitions of the words its widget uses: copies of the page's own
-/// (`dl.words`), so each definition is written once.
-fn embed_glossary(w: Widget) {
-    let doc = document();
-    let (Some(aside), Ok(dts), Ok(dl)) = (
-        mount_point("glossary"),
-        doc.query_selector_all("dl.words > dt"),
-        doc.create_element("dl"),
-    ) else {
-        return;
-    };
-    dl.set_class_name("words");
-    let dts: Vec<web_sys::Element> = elements(dts).collect();
-    for term in crate::state::glossary::terms(w) {
-        let Some(dt) = dts
-            .iter()
-            .find(|dt| dt.text_content().as_deref() == Some(*term))
-        else {
-            continue;
-        };
-        for e in [Some(dt.clone()), dt.next_element_sibling()]
-            .into_iter()
-            .flatten()
-        {
-            if let Some(copy) = copy_without_ids(&e) {
-                let _ = dl.append_child(&copy);
-            }
-        }
-    }
-    let _ = aside.append_child(&dl);
-}
-
-/// A deep copy of `e` with no `id` in it: a copy's ids would clash with the originals'.
-fn copy_without_ids(e: &web_sys::Element) -> Option<web_sys::Element> {
-    let copy: web_sys::Element = e.clone_node_with_deep(true).ok()?.dyn_into().ok()?;
-    let _ = copy.remove_attribute("id");
-    if let Ok(inner) = copy.query_selector_all("[id]") {
-        for x in elements(inner) {
-            let _ = x.remove_attribute("id");
-        }
-    }
-    Some(copy)
 }
 
 /// Tells the embedding page how tall this document is, whenever that changes.

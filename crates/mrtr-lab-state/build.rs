@@ -58,16 +58,27 @@ fn glossary(page: &str) -> Vec<(String, String)> {
     words
 }
 
-/// The text of an HTML fragment: tags dropped, the entities index.html uses read.
+/// The text of an HTML fragment: tags dropped, the entities index.html uses read, and each
+/// `<code>` kept as a backtick on either side (`glossary::parts` reads them back, so the
+/// embed's glossary sets code as code; a definition may hold no backtick of its own).
 fn text_of(html: &str) -> String {
+    assert!(
+        !html.contains('`'),
+        "build.rs: a word list in index.html has a backtick, which marks code: {html}"
+    );
     let mut text = String::new();
-    let mut in_tag = false;
+    let mut tag: Option<String> = None;
     for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            c if !in_tag => text.push(c),
-            _ => {}
+        match (&mut tag, c) {
+            (None, '<') => tag = Some(String::new()),
+            (Some(name), '>') => {
+                if name == "code" || name == "/code" {
+                    text.push('`');
+                }
+                tag = None;
+            }
+            (Some(name), c) => name.push(c),
+            (None, c) => text.push(c),
         }
     }
     text.replace("&lt;", "<")
@@ -127,7 +138,7 @@ fn main() {
     let page = std::fs::read_to_string(root("index.html")).expect("index.html is at the root");
     let words = glossary(&page);
     assert!(!words.is_empty(), "build.rs: index.html has no word list");
-    let mut out = String::from("/// index.html's word lists: (term, definition), in page order.\npub const WORDS: &[(&str, &str)] = &[\n");
+    let mut out = String::from("/// index.html's word lists: (term, definition with code between backticks), in page order.\npub const WORDS: &[(&str, &str)] = &[\n");
     for (term, def) in words {
         writeln!(out, "    ({term:?}, {def:?}),").unwrap();
     }

@@ -158,18 +158,12 @@ fn rows(list: Vec<FileRow>) -> impl IntoView {
 
 /// A file from beside the page, as text.
 async fn fetch_text(path: &str) -> Result<String, String> {
-    use wasm_bindgen_futures::JsFuture;
-    let resp = JsFuture::from(window().fetch_with_str(path))
+    let resp = gloo_net::http::Request::get(path)
+        .send()
         .await
         .map_err(|_| "no answer".to_owned())?;
-    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "not a response".to_owned())?;
     if !resp.ok() {
         return Err(format!("HTTP {}", resp.status()));
     }
-    let text = resp.text().map_err(|_| "no body".to_owned())?;
-    JsFuture::from(text)
-        .await
-        .ok()
-        .and_then(|v| v.as_string())
-        .ok_or_else(|| "not text".to_owned())
+    resp.text().await.map_err(|_| "not text".to_owned())
 }

@@ -5,9 +5,9 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use gloo_net::http::Request;
 use leptos::prelude::*;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
+use web_sys::RequestMode;
 
 use crate::state::live::{Reply, REPLICA_HEADER, TIMEOUT_MS};
 
@@ -20,31 +20,30 @@ pub fn page_origin() -> String {
 /// from no server at all by a second request the page may not read (`no-cors`, no token, no
 /// body).
 pub async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
-    let init = web_sys::RequestInit::new();
-    init.set_method("POST");
-    init.set_mode(web_sys::RequestMode::Cors);
-    init.set_body(&JsValue::from_str(body));
-    if let Ok(h) = web_sys::Headers::new() {
-        for (k, v) in &hs {
-            let _ = h.set(k, v);
-        }
-        init.set_headers(&h);
-    }
     // One deadline for the whole answer, its body included: a server that sends its headers
     // and then stalls would otherwise hold the round trip (and the audit) for ever.
-    let deadline = Deadline::start(&init, TIMEOUT_MS);
-    let res = fetched(url, &init).await;
+    let deadline = Deadline::start(TIMEOUT_MS);
+    let request = hs
+        .iter()
+        .fold(Request::post(url).mode(RequestMode::Cors), |r, (k, v)| {
+            r.header(k, v)
+        })
+        .abort_signal(deadline.signal().as_ref())
+        .body(body);
+    let res = match request {
+        Ok(r) => r.send().await.ok(),
+        Err(_) => None,
+    };
     let timed_out = deadline.fired();
     match res {
         Some(resp) => {
-            let status = resp.status();
-            let head = |n: &str| resp.headers().get(n).ok().flatten();
-            let content_type = head("content-type").unwrap_or_default();
-            let replica = head(REPLICA_HEADER);
-            let body = match resp.text() {
-                Ok(p) => JsFuture::from(p).await.ok().and_then(|v| v.as_string()),
-                Err(_) => None,
-            };
+            let head = |n: &str| resp.headers().get(n);
+            let (status, content_type, replica) = (
+                resp.status(),
+                head("content-type").unwrap_or_default(),
+                head(REPLICA_HEADER),
+            );
+            let body = resp.text().await.ok();
             deadline.clear();
             match body {
                 Some(body) => Reply::Answer {
@@ -58,11 +57,13 @@ pub async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
         }
         None if timed_out => Reply::TimedOut,
         None => {
-            let probe = web_sys::RequestInit::new();
-            probe.set_method("GET");
-            probe.set_mode(web_sys::RequestMode::NoCors);
-            let deadline = Deadline::start(&probe, 3000);
-            let answered = fetched(url, &probe).await.is_some();
+            let deadline = Deadline::start(3000);
+            let answered = Request::get(url)
+                .mode(RequestMode::NoCors)
+                .abort_signal(deadline.signal().as_ref())
+                .send()
+                .await
+                .is_ok();
             deadline.clear();
             if answered {
                 Reply::Blocked
@@ -73,30 +74,20 @@ pub async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
     }
 }
 
-/// The fetch's response, or nothing when it failed (refused, unreachable, aborted).
-async fn fetched(url: &str, init: &web_sys::RequestInit) -> Option<web_sys::Response> {
-    JsFuture::from(window().fetch_with_str_and_init(url, init))
-        .await
-        .ok()
-        .and_then(|r| r.dyn_into::<web_sys::Response>().ok())
-}
-
 /// A clock that aborts a request (its response and its body) once `ms` have passed, unless
 /// cleared first; it says whether it was the one that stopped it.
 struct Deadline {
+    ctrl: Option<web_sys::AbortController>,
     fired: Rc<Cell<bool>>,
     timer: Option<TimeoutHandle>,
 }
 
 impl Deadline {
-    fn start(init: &web_sys::RequestInit, ms: u32) -> Deadline {
+    fn start(ms: u32) -> Deadline {
         let ctrl = web_sys::AbortController::new().ok();
-        if let Some(c) = &ctrl {
-            init.set_signal(Some(&c.signal()));
-        }
         let fired = Rc::new(Cell::new(false));
         let timer = {
-            let fired = fired.clone();
+            let (fired, ctrl) = (fired.clone(), ctrl.clone());
             set_timeout_with_handle(
                 move || {
                     fired.set(true);
@@ -108,7 +99,12 @@ impl Deadline {
             )
             .ok()
         };
-        Deadline { fired, timer }
+        Deadline { ctrl, fired, timer }
+    }
+
+    /// The signal a request listens to, to be stopped by this clock.
+    fn signal(&self) -> Option<web_sys::AbortSignal> {
+        self.ctrl.as_ref().map(|c| c.signal())
     }
 
     fn fired(&self) -> bool {

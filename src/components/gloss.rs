@@ -2,9 +2,11 @@
 //! description for screen readers (so a label's name stays short). The note is the page's own
 //! definition of the word (`state::glossary`, read out of index.html's word lists).
 
+use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::state::glossary;
+use crate::state::link::Widget;
 
 /// `word` (the term itself unless given) with the page's definition of `term` as its note.
 #[component]
@@ -41,4 +43,22 @@ pub fn gloss_the_page() {
             }
         }
     }
+}
+
+/// An embedded widget's words, drawn from the page's own definitions (compiled from
+/// index.html's word lists): an embed is cut off from the page's glossary, so it carries the
+/// words its widget uses, in the order a reader meets them.
+#[component]
+pub fn EmbedGlossary(widget: Widget) -> impl IntoView {
+    let words = glossary::terms(widget).iter().filter_map(|term| {
+        let parts = glossary::parts(term)?.map(|(part, code)| {
+            if code {
+                Either::Left(view! { <code>{part}</code> })
+            } else {
+                Either::Right(part)
+            }
+        });
+        Some(view! { <dt>{*term}</dt><dd>{parts.collect_view()}</dd> })
+    });
+    view! { <dl class="words">{words.collect_view()}</dl> }
 }

@@ -110,7 +110,7 @@ pub use bench::AttackBench;
 pub use check_list::CheckList;
 pub use code::ReadTheCode;
 pub use embed_docs::EmbedDocs;
-pub use gloss::{gloss_the_page, Gloss};
+pub use gloss::{gloss_the_page, EmbedGlossary, Gloss};
 pub use inspector::TicketInspector;
 pub use live::LiveServer;
 pub use notes::LinkNotes;

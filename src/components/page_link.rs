@@ -5,6 +5,7 @@
 //! it) and changes its own through [`EditLink::edit`].
 
 use leptos::prelude::*;
+use leptos_use::use_throttle_fn;
 use reactive_stores::Store;
 
 use crate::state::link::{Link, LinkStoreFields, Widget};
@@ -56,34 +57,21 @@ fn write_fragment(fragment: &str) {
 pub fn page_link(initial: Link, on_edit: impl Fn(Vec<String>, Widget) + 'static) -> Store<Link> {
     let link = Store::new(initial);
     // Written at once when nothing was written in the last WRITE_EVERY_MS, else once that time
-    // is up, with the link's latest state: a drag or typing in the ticket box changes the link
-    // on every event, and browsers throttle `replaceState` (its error would be the reader's
-    // URL silently going stale). A click is written as it happens.
-    let last_write = StoredValue::new(f64::NEG_INFINITY);
-    let pending = StoredValue::new(false);
-    let write_now = move || {
-        let _ = pending.try_update_value(|p| *p = false);
-        let _ = last_write.try_update_value(|t| *t = js_sys::Date::now());
-        if let Some(f) = link.try_with_untracked(Link::to_fragment) {
-            write_fragment(&f);
-        }
-    };
+    // is up, with the link's latest state (leptos-use's throttle, leading and trailing): a
+    // drag or typing in the ticket box changes the link on every event, and browsers throttle
+    // `replaceState` (its error would be the reader's URL silently going stale). A click is
+    // written as it happens.
+    let write = use_throttle_fn(
+        move || {
+            if let Some(f) = link.try_with_untracked(Link::to_fragment) {
+                write_fragment(&f);
+            }
+        },
+        WRITE_EVERY_MS as f64,
+    );
     Effect::new(move |_| {
         link.track();
-        if pending.get_value() {
-            return;
-        }
-        let since = js_sys::Date::now() - last_write.get_value();
-        let wait = WRITE_EVERY_MS as f64 - since;
-        if wait <= 0.0 {
-            write_now();
-        } else {
-            pending.set_value(true);
-            set_timeout(
-                write_now,
-                std::time::Duration::from_millis(wait.ceil() as u64),
-            );
-        }
+        write();
     });
     let edited = window_event_listener(leptos::ev::hashchange, move |_| {
         let (l, notes) = Link::parse(&location_hash());

@@ -7,8 +7,24 @@ use super::link::Widget;
 
 include!(concat!(env!("OUT_DIR"), "/glossary.rs"));
 
-/// The page's definition of `term`, as written in its word lists.
-pub fn definition(term: &str) -> Option<&'static str> {
+/// The page's definition of `term`, as written in its word lists, as text.
+pub fn definition(term: &str) -> Option<String> {
+    marked(term).map(|d| d.replace('`', ""))
+}
+
+/// The page's definition of `term` in its parts, each with whether index.html sets it as
+/// code: the embed's glossary draws them, so an embed's words read as the page's do.
+pub fn parts(term: &str) -> Option<impl Iterator<Item = (&'static str, bool)>> {
+    marked(term).map(|d| {
+        d.split('`')
+            .enumerate()
+            .map(|(i, part)| (part, i % 2 == 1))
+            .filter(|(part, _)| !part.is_empty())
+    })
+}
+
+/// The definition as compiled: code between backticks (`build.rs`).
+fn marked(term: &str) -> Option<&'static str> {
     WORDS.iter().find(|(t, _)| *t == term).map(|(_, d)| *d)
 }
 
@@ -16,6 +32,7 @@ pub fn definition(term: &str) -> Option<&'static str> {
 /// unless it starts an acronym ("AEAD: authenticated encryption…", "HMAC: a keyed hash…").
 pub fn tip(term: &str) -> String {
     let def = definition(term).unwrap_or_default();
+    let def = def.as_str();
     // ASCII only: every definition starts with an ASCII letter, and the Unicode case tables
     // would cost the page's module kilobytes.
     let b = def.as_bytes();
@@ -115,6 +132,23 @@ mod tests {
             );
         }
         assert_eq!(definition("nothing such"), None);
+    }
+
+    /// A definition's code comes back as code, in order, and nothing else does.
+    #[test]
+    fn a_definition_keeps_its_code() {
+        let ticket: Vec<_> = parts("Ticket").unwrap().collect();
+        assert_eq!(ticket[0], ("The ", false));
+        assert_eq!(ticket[1], ("requestState", true));
+        assert!(!ticket[2].1 && ticket[2].0.starts_with(" a server hands out"));
+        assert!(parts("Host").unwrap().all(|(_, code)| !code));
+        let tool: Vec<_> = parts("Tool").unwrap().filter(|(_, code)| *code).collect();
+        assert_eq!(tool, [("deploy", true), ("{\"env\": \"staging\"}", true)]);
+        for (t, _) in WORDS {
+            let text: String = parts(t).unwrap().map(|(p, _)| p).collect();
+            assert_eq!(Some(text), definition(t), "{t}");
+        }
+        assert!(parts("nothing such").is_none());
     }
 
     /// Every word a page or widget glosses (`data-term`, `Gloss term=`) is in the lists.
