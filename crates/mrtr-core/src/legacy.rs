@@ -339,22 +339,8 @@ impl Connection {
             );
             let result = match result {
                 Ok(r) => r,
-                // -32021 is a 2026-07-28 code; a 2025-11-25 client gets the failure its era
-                // knows, as the TypeScript SDK's shim does.
-                Err(e) if e.code == MISSING_REQUIRED_CLIENT_CAPABILITY => {
-                    let missing = e
-                        .data
-                        .as_ref()
-                        .and_then(|d| d.get("requiredCapabilities"))
-                        .and_then(Value::as_object)
-                        .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
-                        .unwrap_or_default();
-                    out.outgoing.push(self.fail(&call, &format!("this call needs to ask you something, but the client did not declare the {missing} capability at initialize")));
-                    return out;
-                }
                 Err(e) => {
-                    out.outgoing
-                        .push(error_response(Some(&call.original_id), &e));
+                    out.outgoing.push(self.refusal(&call, &e));
                     return out;
                 }
             };
@@ -388,30 +374,57 @@ impl Connection {
                 continue; // A state-only round: run again at once.
             }
             for (key, req) in requests {
-                let id = RequestId::String(format!("mrtr-shim-{}", self.next_shim_id));
-                self.next_shim_id += 1;
-                let method = req
-                    .get("method")
-                    .and_then(Value::as_str)
-                    .unwrap_or("elicitation/create")
-                    .to_owned();
-                let mut params = req.get("params").cloned().unwrap_or_else(|| json!({}));
-                if params.get("mode").and_then(Value::as_str) == Some("url") {
-                    // 2025-11-25 URL elicitation carries an id of its own.
-                    if let Some(p) = params.as_object_mut() {
-                        p.insert(
-                            "elicitationId".into(),
-                            json!(format!("elicit-{}", self.next_shim_id)),
-                        );
-                    }
-                }
-                out.outgoing.push(request(&id, &method, Some(params)));
+                let id = self.next_id();
+                out.outgoing.push(self.as_request(&id, &req));
                 call.outstanding.insert(id, key);
             }
             call.asked_at_ms = ctx.clock.now_ms();
             self.pending.push(call);
             return out;
         }
+    }
+
+    /// The answer to a call the handler refused: -32021 is a 2026-07-28 code, so a
+    /// 2025-11-25 client gets the failure its era knows, as the TypeScript SDK's shim does.
+    fn refusal(&self, call: &ShimCall, e: &RpcError) -> Value {
+        if e.code != MISSING_REQUIRED_CLIENT_CAPABILITY {
+            return error_response(Some(&call.original_id), e);
+        }
+        let missing = e
+            .data
+            .as_ref()
+            .and_then(|d| d.get("requiredCapabilities"))
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_default();
+        self.fail(call, &format!("this call needs to ask you something, but the client did not declare the {missing} capability at initialize"))
+    }
+
+    /// The next id of a request the shim sends the client.
+    fn next_id(&mut self) -> RequestId {
+        let id = RequestId::String(format!("mrtr-shim-{}", self.next_shim_id));
+        self.next_shim_id += 1;
+        id
+    }
+
+    /// One of the handler's `inputRequests`, as the server→client request a 2025-11-25
+    /// client expects under `id`.
+    fn as_request(&self, id: &RequestId, req: &Value) -> Value {
+        let method = req
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("elicitation/create");
+        let mut params = req.get("params").cloned().unwrap_or_else(|| json!({}));
+        if params.get("mode").and_then(Value::as_str) == Some("url") {
+            // 2025-11-25 URL elicitation carries an id of its own.
+            if let Some(p) = params.as_object_mut() {
+                p.insert(
+                    "elicitationId".into(),
+                    json!(format!("elicit-{}", self.next_shim_id)),
+                );
+            }
+        }
+        request(id, method, Some(params))
     }
 
     fn fail(&self, call: &ShimCall, why: &str) -> Value {

@@ -228,6 +228,9 @@ impl Mark {
 
 use MarkKind::{Checks, Runs};
 
+/// What each line that runs does, by language and phase of the round trip.
+// Over 80 lines on purpose: a table, one arm per language and phase, its notes read together
+// beside the listings; each arm is a list of the lines marked, nothing else.
 fn specs(lang: Lang, phase: ServerPhase, seal: Seal) -> Vec<MarkSpec> {
     let engine = format!("It asks for confirm and hands {{ env, release }} to the engine, which {} it into the ticket with the caller, a digest of the request and an expiry.", seal.verb());
     match (lang, phase) {

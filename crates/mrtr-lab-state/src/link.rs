@@ -319,141 +319,110 @@ impl Link {
         }
         for pair in f.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let bad = |notes: &mut Vec<String>| {
-                notes.push(format!("{key}={value:?} is not a valid setting"))
-            };
-            match key {
-                "w" => match Widget::from_id(value) {
-                    Some(w) => link.widget = w,
-                    None => notes.push(format!("there is no widget called {value:?}")),
-                },
-                "end" => match Ending::from_id(value) {
-                    Some(e) => link.ending = e,
-                    None => bad(&mut notes),
-                },
-                "step" => match value.parse::<usize>() {
-                    Ok(s) if s <= MAX_STEP => link.step = s,
-                    _ => bad(&mut notes),
-                },
-                "speed" => match parse_speed(value) {
-                    Some(s) if s > 0.0 => link.speed = clamp_speed(s),
-                    _ => bad(&mut notes),
-                },
-                "ttl" => match value.parse::<u64>() {
-                    Ok(t) if (1..=MAX_TTL_S).contains(&t) => link.knobs.ttl_s = t,
-                    _ => bad(&mut notes),
-                },
-                "seal" => match Seal::parse(value) {
-                    Some(s) => link.knobs.seal = s,
-                    None => bad(&mut notes),
-                },
-                "single" => match value {
-                    "1" => link.knobs.single_use = true,
-                    "0" => link.knobs.single_use = false,
-                    _ => bad(&mut notes),
-                },
-                "naive" => match value {
-                    "1" => link.knobs.naive_ask_again = true,
-                    "0" => link.knobs.naive_ask_again = false,
-                    _ => bad(&mut notes),
-                },
-                "store" => match StoreMode::from_id(value) {
-                    Some(m) => link.knobs.store = m,
-                    None => bad(&mut notes),
-                },
-                "bkey" => match value {
-                    "same" => link.knobs.b_key_differs = false,
-                    "other" => link.knobs.b_key_differs = true,
-                    _ => bad(&mut notes),
-                },
-                "offa" => link.knobs.policy_a = parse_off(value, &mut notes, key),
-                "offb" => link.knobs.policy_b = parse_off(value, &mut notes, key),
-                "seed" => match value.parse::<u64>() {
-                    Ok(s) => link.knobs.seed = s,
-                    Err(_) => bad(&mut notes),
-                },
-                "ticket" => match percent_decode_str(value).decode_utf8() {
-                    Ok(t) if t.len() <= mrtr_core::ticket::MAX_TICKET_LEN => {
-                        link.ticket = Some(t.into_owned())
-                    }
-                    _ => bad(&mut notes),
-                },
-                // The inspector's retry time, from before the bench: its retry is now
-                // always sent at 8 s, so an old link's value is read and dropped.
-                "at" => {}
-                "times" => {
-                    let parsed: Option<Vec<u64>> = value
-                        .split(',')
-                        .map(|t| t.parse::<u64>().ok().filter(|t| *t <= MAX_TIME_S))
-                        .collect();
-                    match parsed {
-                        // All the bench's moves, the eleven it had before the memory's machine
-                        // could die, or the old timeline's six (each list is the first moves
-                        // of the bench, in the same order).
-                        Some(ts)
-                            if ts.len() == Move::ALL.len() || ts.len() == 11 || ts.len() == 6 =>
-                        {
-                            link.times[..ts.len()].copy_from_slice(&ts)
-                        }
-                        _ => bad(&mut notes),
-                    }
-                }
-                "move" => match Move::from_id(value) {
-                    Some(m) => link.mv = Some(m),
-                    None => bad(&mut notes),
-                },
-                "predict" => match value {
-                    "1" => link.predict = true,
-                    "0" => link.predict = false,
-                    _ => bad(&mut notes),
-                },
-                "tsteps" => match steps_from_text(value) {
-                    Some(steps) => link.task_steps = steps,
-                    None => bad(&mut notes),
-                },
-                "sample" => match value {
-                    "1" => link.audit_sample = true,
-                    "0" => link.audit_sample = false,
-                    _ => bad(&mut notes),
-                },
-                "lang" => match Lang::from_id(value) {
-                    Some(l) => link.lang = l,
-                    None => bad(&mut notes),
-                },
-                "chg" => link.breakage.change_ticket = value == "1",
-                "nosig" => link.breakage.no_signature_check = value == "1",
-                "lane" => match value {
-                    "stateless" => link.stateless = true,
-                    "stdio" => link.stateless = false,
-                    _ => bad(&mut notes),
-                },
-                "method" => match METHODS.iter().find(|m| **m == value) {
-                    Some(m) => link.method = m,
-                    None => bad(&mut notes),
-                },
-                "caps" => {
-                    let mut c = ClientCapabilities::default();
-                    let mut ok = true;
-                    for name in value.split(',').filter(|n| !n.is_empty()) {
-                        match name {
-                            "form" => c.elicitation_form = true,
-                            "url" => c.elicitation_url = true,
-                            "sampling" => c.sampling = true,
-                            "roots" => c.roots = true,
-                            _ => ok = false,
-                        }
-                    }
-                    if ok {
-                        link.caps = c;
-                    } else {
-                        bad(&mut notes);
-                    }
-                }
-                _ => notes.push(format!("unknown setting {key:?}")),
+            if link.set(key, value, &mut notes).is_none() {
+                notes.push(format!("{key}={value:?} is not a valid setting"));
             }
         }
         (link, notes)
     }
+
+    /// Takes one setting of a fragment; nothing when its value is not valid (a key no link
+    /// has, or a value that says more, is noted here). One arm per key: a table, read top to
+    /// bottom beside [`Link::to_fragment`].
+    fn set(&mut self, key: &str, value: &str, notes: &mut Vec<String>) -> Option<()> {
+        let k = &mut self.knobs;
+        match key {
+            "w" => match Widget::from_id(value) {
+                Some(w) => self.widget = w,
+                None => notes.push(format!("there is no widget called {value:?}")),
+            },
+            "end" => self.ending = Ending::from_id(value)?,
+            "step" => self.step = value.parse().ok().filter(|s| *s <= MAX_STEP)?,
+            "speed" => self.speed = clamp_speed(parse_speed(value).filter(|s| *s > 0.0)?),
+            "ttl" => k.ttl_s = value.parse().ok().filter(|t| (1..=MAX_TTL_S).contains(t))?,
+            "seal" => k.seal = Seal::parse(value)?,
+            "single" => k.single_use = flag(value)?,
+            "naive" => k.naive_ask_again = flag(value)?,
+            "store" => k.store = StoreMode::from_id(value)?,
+            "bkey" => {
+                k.b_key_differs = match value {
+                    "same" => false,
+                    "other" => true,
+                    _ => return None,
+                }
+            }
+            "offa" => k.policy_a = parse_off(value, notes, key),
+            "offb" => k.policy_b = parse_off(value, notes, key),
+            "seed" => k.seed = value.parse().ok()?,
+            "ticket" => {
+                let t = percent_decode_str(value).decode_utf8().ok()?;
+                if t.len() > mrtr_core::ticket::MAX_TICKET_LEN {
+                    return None;
+                }
+                self.ticket = Some(t.into_owned());
+            }
+            // The inspector's retry time, from before the bench: its retry is now always sent
+            // at 8 s, so an old link's value is read and dropped.
+            "at" => {}
+            "times" => {
+                let ts = times_from_text(value)?;
+                self.times[..ts.len()].copy_from_slice(&ts);
+            }
+            "move" => self.mv = Some(Move::from_id(value)?),
+            "predict" => self.predict = flag(value)?,
+            "tsteps" => self.task_steps = steps_from_text(value)?,
+            "sample" => self.audit_sample = flag(value)?,
+            "lang" => self.lang = Lang::from_id(value)?,
+            "chg" => self.breakage.change_ticket = value == "1",
+            "nosig" => self.breakage.no_signature_check = value == "1",
+            "lane" => {
+                self.stateless = match value {
+                    "stateless" => true,
+                    "stdio" => false,
+                    _ => return None,
+                }
+            }
+            "method" => self.method = METHODS.iter().find(|m| **m == value)?,
+            "caps" => self.caps = caps_from_text(value)?,
+            _ => notes.push(format!("unknown setting {key:?}")),
+        }
+        Some(())
+    }
+}
+
+/// A switch in a link: `1` on, `0` off.
+fn flag(value: &str) -> Option<bool> {
+    match value {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// The bench's retry times: all its moves', the eleven it had before the memory's machine
+/// could die, or the old timeline's six (each list is the first moves of the bench, in the
+/// same order); each at most [`MAX_TIME_S`].
+fn times_from_text(value: &str) -> Option<Vec<u64>> {
+    let ts: Vec<u64> = value
+        .split(',')
+        .map(|t| t.parse::<u64>().ok().filter(|t| *t <= MAX_TIME_S))
+        .collect::<Option<_>>()?;
+    [Move::ALL.len(), 11, 6].contains(&ts.len()).then_some(ts)
+}
+
+/// The capabilities a link's client declares, by name; nothing if one name is unknown.
+fn caps_from_text(value: &str) -> Option<ClientCapabilities> {
+    let mut c = ClientCapabilities::default();
+    for name in value.split(',').filter(|n| !n.is_empty()) {
+        match name {
+            "form" => c.elicitation_form = true,
+            "url" => c.elicitation_url = true,
+            "sampling" => c.sampling = true,
+            "roots" => c.roots = true,
+            _ => return None,
+        }
+    }
+    Some(c)
 }
 
 #[cfg(test)]

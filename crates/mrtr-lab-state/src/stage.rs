@@ -168,43 +168,11 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
         };
     };
     let events = &t.events[step.events.clone()];
-    let mut active_edges = Vec::new();
-    let mut last = None;
-    for e in events {
-        if let EventKind::Sent {
-            from,
-            to,
-            kind,
-            json,
-        } = &e.kind
-        {
-            active_edges.push((*from, *to));
-            last = Some((*from, *to, *kind, message_label(*kind, json)));
-        }
-    }
     let animate = p.playing && !reduced_motion;
     let moving = if animate {
         in_flight(events, p.progress)
     } else {
         None
-    };
-    let message = match moving {
-        Some((i, local)) => match &events[i].kind {
-            EventKind::Sent {
-                from,
-                to,
-                kind,
-                json,
-            } => {
-                let (x, y) = layout.message_point(*from, *to, local);
-                Some((x, y, *kind, message_label(*kind, json)))
-            }
-            _ => None,
-        },
-        None => last.map(|(_, to, kind, label)| {
-            let (x, y) = layout.position(to);
-            (x, y, kind, label)
-        }),
     };
     let seen = &t.events[..step.events.end];
     let forgot: Vec<Actor> = seen
@@ -214,38 +182,6 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
             _ => None,
         })
         .collect();
-    // Replica B's checks, lit in order across the step (all at once when still).
-    let checks = events
-        .iter()
-        .find_map(|e| match &e.kind {
-            EventKind::Checked {
-                by: Actor::ReplicaB,
-                verdict,
-                ..
-            } => Some(check_rows(verdict, t.seal)),
-            _ => None,
-        })
-        .map(|all| {
-            let lit = if animate {
-                ((p.progress * 2.0 * all.len() as f64).ceil() as usize).min(all.len())
-            } else {
-                all.len()
-            };
-            all.into_iter().take(lit).collect()
-        })
-        .unwrap_or_default();
-    // A holds bob's call from the moment it arrives until it answers and forgets.
-    let a_working = !forgot.contains(&Actor::ReplicaA)
-        && seen.iter().any(|e| {
-            matches!(
-                e.kind,
-                EventKind::Sent {
-                    to: Actor::ReplicaA,
-                    kind: MessageKind::Call,
-                    ..
-                }
-            )
-        });
     let prompt = events.iter().find_map(|e| match &e.kind {
         EventKind::Sent {
             kind: MessageKind::Question,
@@ -258,7 +194,7 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
     let message = if prompt.is_some() && moving.is_none() {
         None
     } else {
-        message
+        message_at(events, moving, layout)
     };
     let ticket = ticket_chip(t, step, moving, layout);
     // The client holds it between calls: from the answer that brings it to the retry.
@@ -267,16 +203,89 @@ pub fn frame(t: &Trace, p: &Playback, reduced_motion: bool, layout: Layout) -> F
         .is_some_and(|c| c.at == Some(layout.held_at(Actor::Client)));
     Frame {
         focus: step.focus,
-        active_edges,
+        active_edges: sent(events).map(|(from, to, ..)| (from, to)).collect(),
         ticket,
         message,
+        checks: lit_checks(events, t.seal, animate.then_some(p.progress)),
+        a_working: a_working(seen, &forgot),
         forgot,
         holds_ticket,
-        checks,
-        a_working,
         prompt,
         harm: t.harm.is_some(),
     }
+}
+
+/// The messages among `events`: from, to, kind and body.
+fn sent(
+    events: &[mrtr_world::Event],
+) -> impl Iterator<Item = (Actor, Actor, MessageKind, &serde_json::Value)> {
+    events.iter().filter_map(|e| match &e.kind {
+        EventKind::Sent {
+            from,
+            to,
+            kind,
+            json,
+        } => Some((*from, *to, *kind, json)),
+        _ => None,
+    })
+}
+
+/// The step's message where it is drawn: on its way when one `moving`, else the step's last
+/// at its receiver.
+fn message_at(
+    events: &[mrtr_world::Event],
+    moving: Option<(usize, f64)>,
+    layout: Layout,
+) -> Option<(f64, f64, MessageKind, String)> {
+    match moving {
+        Some((i, local)) => {
+            let (from, to, kind, json) = sent(&events[i..=i]).next()?;
+            let (x, y) = layout.message_point(from, to, local);
+            Some((x, y, kind, message_label(kind, json)))
+        }
+        None => sent(events).last().map(|(_, to, kind, json)| {
+            let (x, y) = layout.position(to);
+            (x, y, kind, message_label(kind, json))
+        }),
+    }
+}
+
+/// Replica B's checks, lit in order across the step (all at once when still: no `progress`).
+fn lit_checks(
+    events: &[mrtr_world::Event],
+    seal: mrtr_core::ticket::Seal,
+    progress: Option<f64>,
+) -> Vec<CheckRow> {
+    let Some(all) = events.iter().find_map(|e| match &e.kind {
+        EventKind::Checked {
+            by: Actor::ReplicaB,
+            verdict,
+            ..
+        } => Some(check_rows(verdict, seal)),
+        _ => None,
+    }) else {
+        return vec![];
+    };
+    let lit = match progress {
+        Some(p) => ((p * 2.0 * all.len() as f64).ceil() as usize).min(all.len()),
+        None => all.len(),
+    };
+    all.into_iter().take(lit).collect()
+}
+
+/// A holds bob's call from the moment it arrives until it answers and forgets.
+fn a_working(seen: &[mrtr_world::Event], forgot: &[Actor]) -> bool {
+    !forgot.contains(&Actor::ReplicaA)
+        && seen.iter().any(|e| {
+            matches!(
+                e.kind,
+                EventKind::Sent {
+                    to: Actor::ReplicaA,
+                    kind: MessageKind::Call,
+                    ..
+                }
+            )
+        })
 }
 
 /// Where the ticket is and what it says, as far as the story has gone: riding with the

@@ -491,89 +491,10 @@ pub fn play(knobs: Knobs, mv: Move) -> Option<Played> {
 /// Plays a move whose own request is sent `at_s` seconds after the mint.
 pub fn play_at(knobs: Knobs, mv: Move, at_s: u64) -> Option<Played> {
     let m = mint(knobs)?;
-    let mut w = m.world;
+    let plan = plan(mv, &m, at_s)?;
     // Every attempt of a move is sent on bob's one confirmation.
     let mut flow = Flow::of(&m.claims);
-    // A move that sends twice sends the honest retry first.
-    let first = at_s.min(8);
-    let honest = |id: i64| with_id(&m.retry, id);
-    let plan: Vec<(Principal, u64, Value, String)> = match mv {
-        Move::Honest => vec![(
-            bob(),
-            at_s,
-            honest(3),
-            "the retry with the answer and the ticket".into(),
-        )],
-        Move::EditToProd => {
-            let (t, what) = tamper(&m.ticket);
-            vec![(
-                bob(),
-                at_s,
-                with_ticket(&honest(4), &t),
-                format!("the retry, ticket edited: {what}"),
-            )]
-        }
-        Move::AliceReplays => vec![(
-            alice(),
-            at_s,
-            honest(5),
-            "bob's retry, sent with alice's token".into(),
-        )],
-        Move::WaitFiveMinutes => vec![(
-            bob(),
-            at_s,
-            honest(6),
-            "the honest retry, unchanged, sent late".into(),
-        )],
-        Move::AttachToProd => vec![(
-            bob(),
-            at_s,
-            with_env(&honest(7), "prod"),
-            "a deploy to prod carrying the staging ticket".into(),
-        )],
-        Move::SendTwice => vec![
-            (bob(), first, honest(3), "the honest retry".into()),
-            (bob(), at_s, honest(8), "the same retry again".into()),
-        ],
-        // The second request's words are written once the machine has died (below).
-        Move::MemoryDies => vec![
-            (bob(), first, honest(3), "the honest retry".into()),
-            (bob(), at_s, honest(8), String::new()),
-        ],
-        Move::WithoutAnswer => vec![(
-            bob(),
-            at_s,
-            without_answer(&honest(3)),
-            "the retry with the ticket but no answer".into(),
-        )],
-        Move::ChangeOneChar => vec![(
-            bob(),
-            at_s,
-            with_ticket(&honest(3), &one_char(&m.ticket)),
-            "the retry, one character of the ticket changed".into(),
-        )],
-        Move::Forge => vec![(
-            bob(),
-            at_s,
-            with_ticket(&honest(3), &forged(&m.claims)?),
-            "a ticket for prod signed with a made-up key".into(),
-        )],
-        Move::Launder => vec![
-            (bob(), first, honest(3), "the honest retry".into()),
-            (
-                bob(),
-                at_s,
-                with_id(&without_answer(&m.retry), 7),
-                "the same ticket again, the answer stripped off".into(),
-            ),
-        ],
-        Move::Renew => vec![(
-            bob(),
-            at_s,
-            with_id(&sampling_shaped(&m.retry), 6),
-            "the retry with a sampling result where the confirmation belongs".into(),
-        )],
-    };
+    let mut w = m.world;
     // The repeat of a move that sends twice lands on the other replica: that is where a
     // memory each replica keeps for itself fails.
     let replica = |n: usize| match (mv, n) {
@@ -592,31 +513,95 @@ pub fn play_at(knobs: Knobs, mv: Move, at_s: u64) -> Option<Played> {
     let back = attempts
         .last()
         .and_then(|a| a.response.pointer("/result/requestState"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    match (mv, back) {
-        // Only a server that answered the stripped retry with a fresh ticket can be asked to
-        // redeem it.
-        (Move::Launder, Some(t)) => {
-            let msg = with_id(&with_ticket(&m.retry, &t), 8);
-            let what = "the retry again, carrying the fresh ticket".to_owned();
-            let step = (bob(), at_s + 2, msg, what);
-            attempts.push(attempt(&mut w, &mut flow, Replica::B, step));
-        }
-        // Whatever came back is tried with the honest answer once the first ticket expired.
-        (Move::Renew, Some(t)) => {
-            let late = m.claims.exp.saturating_sub(m.claims.iat).max(at_s) + 10;
-            let msg = with_id(&with_ticket(&m.retry, &t), 8);
-            let what = "the honest retry carrying the ticket handed back".to_owned();
-            let step = (bob(), late, msg, what);
-            attempts.push(attempt(&mut w, &mut flow, Replica::B, step));
-        }
-        _ => {}
+        .and_then(Value::as_str);
+    if let Some(step) = back.and_then(|t| follow_up(mv, &m.retry, &m.claims, at_s, t)) {
+        attempts.push(attempt(&mut w, &mut flow, Replica::B, step));
     }
     Some(Played {
         ticket: m.ticket,
         attempts,
     })
+}
+
+/// One request of a move: who sends it, when (seconds after the mint), the message, and
+/// what it is, in words.
+type Planned = (Principal, u64, Value, String);
+
+/// The requests a move sends, in order; a move that sends twice sends the honest retry
+/// first. Nothing when the move cannot be made (a forgery of a ticket that does not open).
+fn plan(mv: Move, m: &crate::setup::Minted, at_s: u64) -> Option<Vec<Planned>> {
+    let honest = |id: i64| with_id(&m.retry, id);
+    let by_bob = |msg: Value, what: &str| vec![(bob(), at_s, msg, what.to_owned())];
+    let after_honest = |msg: Value, what: &str| {
+        vec![
+            (bob(), at_s.min(8), honest(3), "the honest retry".into()),
+            (bob(), at_s, msg, what.to_owned()),
+        ]
+    };
+    Some(match mv {
+        Move::Honest => by_bob(honest(3), "the retry with the answer and the ticket"),
+        Move::EditToProd => {
+            let (t, what) = tamper(&m.ticket);
+            let what = format!("the retry, ticket edited: {what}");
+            by_bob(with_ticket(&honest(4), &t), &what)
+        }
+        Move::AliceReplays => vec![(
+            alice(),
+            at_s,
+            honest(5),
+            "bob's retry, sent with alice's token".into(),
+        )],
+        Move::WaitFiveMinutes => by_bob(honest(6), "the honest retry, unchanged, sent late"),
+        Move::AttachToProd => by_bob(
+            with_env(&honest(7), "prod"),
+            "a deploy to prod carrying the staging ticket",
+        ),
+        Move::SendTwice => after_honest(honest(8), "the same retry again"),
+        // The second request's words are written once the machine has died (play_at).
+        Move::MemoryDies => after_honest(honest(8), ""),
+        Move::WithoutAnswer => by_bob(
+            without_answer(&honest(3)),
+            "the retry with the ticket but no answer",
+        ),
+        Move::ChangeOneChar => by_bob(
+            with_ticket(&honest(3), &one_char(&m.ticket)),
+            "the retry, one character of the ticket changed",
+        ),
+        Move::Forge => by_bob(
+            with_ticket(&honest(3), &forged(&m.claims)?),
+            "a ticket for prod signed with a made-up key",
+        ),
+        Move::Launder => after_honest(
+            with_id(&without_answer(&m.retry), 7),
+            "the same ticket again, the answer stripped off",
+        ),
+        Move::Renew => by_bob(
+            with_id(&sampling_shaped(&m.retry), 6),
+            "the retry with a sampling result where the confirmation belongs",
+        ),
+    })
+}
+
+/// The request a move sends after the server handed back a ticket `back`, if it sends one.
+fn follow_up(mv: Move, retry: &Value, claims: &Claims, at_s: u64, back: &str) -> Option<Planned> {
+    let msg = with_id(&with_ticket(retry, back), 8);
+    match mv {
+        // Only a server that answered the stripped retry with a fresh ticket can be asked to
+        // redeem it.
+        Move::Launder => Some((
+            bob(),
+            at_s + 2,
+            msg,
+            "the retry again, carrying the fresh ticket".into(),
+        )),
+        // Whatever came back is tried with the honest answer once the first ticket expired.
+        Move::Renew => {
+            let late = claims.exp.saturating_sub(claims.iat).max(at_s) + 10;
+            let what = "the honest retry carrying the ticket handed back".into();
+            Some((bob(), late, msg, what))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -106,8 +106,24 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
     let mut w = World::new(knobs);
     let bob = Principal::user("bob");
     w.bearer(format!("{bob}-token"));
-
     let (mut call, first) = w.client.begin("tools/call", deploy_params("staging"));
+    let Some((asked, flow)) = a_asks(&mut w, knobs, &bob, first) else {
+        return w.finish();
+    };
+    let Some(retry) = the_user_answers(&mut w, &mut call, &asked, ending) else {
+        return w.finish();
+    };
+    b_finishes(w, &bob, retry, flow)
+}
+
+/// Steps 1 and 2: the call lands on A, which asks and seals its work into a ticket (its
+/// answer, and the flow bob is about to confirm); nothing when A refuses instead.
+fn a_asks(
+    w: &mut World,
+    knobs: Knobs,
+    bob: &Principal,
+    first: Value,
+) -> Option<(Value, Option<crate::setup::Flow>)> {
     w.send(
         Actor::Client,
         Actor::Balancer,
@@ -126,34 +142,16 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         "bob's client calls deploy with env \"staging\". The load balancer happens to send it to replica A.",
         Actor::Balancer,
     );
-
-    let reply = w.serve(Replica::A, &bob, &first);
-    let Some(resp) = reply.response.clone() else {
-        return w.finish();
-    };
-    // What bob is about to confirm: the flow the retry belongs to.
-    let mut flow = reply.minted().map(|(_, c)| crate::setup::Flow::of(c));
+    let reply = w.serve(Replica::A, bob, &first);
+    let resp = reply.response.clone()?;
+    let flow = reply.minted().map(|(_, c)| crate::setup::Flow::of(c));
     let asked = matches!(classify(&resp), Answered::InputRequired(_));
-    w.send(
-        Actor::ReplicaA,
-        Actor::Balancer,
-        if asked {
-            MessageKind::InputRequired
-        } else {
-            MessageKind::Error
-        },
-        resp.clone(),
-    );
-    w.send(
-        Actor::Balancer,
-        Actor::Client,
-        if asked {
-            MessageKind::InputRequired
-        } else {
-            MessageKind::Error
-        },
-        resp.clone(),
-    );
+    let kind = if asked {
+        MessageKind::InputRequired
+    } else {
+        MessageKind::Error
+    };
+    answer_through_balancer(w, Actor::ReplicaA, kind, &resp);
     w.forgot(Replica::A);
     if !asked {
         w.step(
@@ -161,7 +159,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
             "Replica A answered with an error instead of a question.",
             Actor::ReplicaA,
         );
-        return w.finish();
+        return None;
     }
     let seal = knobs.seal;
     w.step(
@@ -169,16 +167,32 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         format!("A wants a yes before deploying. It cannot pause to ask, so it answers input_required now: its question sits under inputRequests, and its progress so far is {} into the requestState ticket: deploy to staging, for bob, and the release it looked up (the newest build), which the retry will not send again. A retains nothing afterwards.", seal.done()),
         Actor::ReplicaA,
     );
+    Some((resp, flow))
+}
 
-    let question = resp
+/// A replica's answer, back through the balancer to the client.
+fn answer_through_balancer(w: &mut World, replica: Actor, kind: MessageKind, resp: &Value) {
+    w.send(replica, Actor::Balancer, kind, resp.clone());
+    w.send(Actor::Balancer, Actor::Client, kind, resp.clone());
+}
+
+/// Steps 3 and 4: the host asks bob, he confirms, and the client repeats the call with his
+/// answer and the ticket (edited on the way, in the tampered ending); the retry as sent.
+fn the_user_answers(
+    w: &mut World,
+    call: &mut mrtr_core::client::PendingCall,
+    asked: &Value,
+    ending: Ending,
+) -> Option<Value> {
+    let question = asked
         .pointer("/result/inputRequests")
         .cloned()
         .unwrap_or(Value::Null);
     w.send(Actor::Client, Actor::Host, MessageKind::Question, question);
     w.set_time(8);
     let mut host = AgreeableHost::with(json!({"confirm": true}));
-    let ClientStep::Retry(mut retry) = w.client.on_response(&mut call, &resp, &mut host) else {
-        return w.finish();
+    let ClientStep::Retry(mut retry) = w.client.on_response(call, asked, &mut host) else {
+        return None;
     };
     let answers = retry
         .pointer("/params/inputResponses")
@@ -190,7 +204,6 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         "The host shows bob the question, and he confirms 8 seconds later. It can ask only because the client declared the elicitation capability in its request.",
         Actor::Host,
     );
-
     if ending == Ending::Tampered {
         let ticket = retry
             .pointer("/params/requestState")
@@ -215,7 +228,17 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         },
         Actor::Client,
     );
+    Some(retry)
+}
 
+/// Steps 5 and 6: the balancer picks B, which checks the ticket and finishes, refuses, or
+/// (with a check off) does harm; the world's trace, with the harm it did.
+fn b_finishes(
+    mut w: World,
+    bob: &Principal,
+    retry: Value,
+    mut flow: Option<crate::setup::Flow>,
+) -> Trace {
     w.route(Replica::B, "round robin: B is next");
     w.send(
         Actor::Balancer,
@@ -228,31 +251,31 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
         "This deploy is new to B; all it needs travels in the request.",
         Actor::Balancer,
     );
-
-    let reply = w.serve(Replica::B, &bob, &retry);
+    let reply = w.serve(Replica::B, bob, &retry);
     let resp = reply.response.clone().unwrap_or(Value::Null);
     let kind = if reply.error().is_some() {
         MessageKind::Error
     } else {
         MessageKind::Complete
     };
-    w.send(Actor::ReplicaB, Actor::Balancer, kind, resp.clone());
-    w.send(Actor::Balancer, Actor::Client, kind, resp);
+    answer_through_balancer(&mut w, Actor::ReplicaB, kind, &resp);
     w.forgot(Replica::B);
-    let verdict = reply.verdict().cloned();
-    let harm = match (&mut flow, &verdict) {
-        (Some(f), Some(v)) => f.record(
-            &bob,
-            w.now_s(),
-            &retry,
-            v,
-            reply.response.as_ref().unwrap_or(&Value::Null),
-        ),
+    let harm = match (&mut flow, reply.verdict()) {
+        (Some(f), Some(v)) => f.record(bob, w.now_s(), &retry, v, &resp),
         _ => None,
     };
-    let (title, caption) = match (&verdict, reply.error()) {
+    let (title, caption) = b_words(&reply, harm.as_ref());
+    w.step(title, caption, Actor::ReplicaB);
+    let mut t = w.finish();
+    t.harm = harm;
+    t
+}
+
+/// Step 6's title and caption, from B's reply: what its checks came to, and what it did.
+fn b_words(reply: &mrtr_core::Reply, harm: Option<&crate::tone::Harm>) -> (String, String) {
+    match (reply.verdict(), reply.error()) {
         (Some(v), None) => (
-            match &harm {
+            match harm {
                 None => "6. B checks the ticket and finishes".to_owned(),
                 Some(_) => "6. B checks the ticket and does harm".to_owned(),
             },
@@ -260,7 +283,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
                 "B checks the ticket: {}. It takes the pending work from the ticket and answers \"{}\".{} Neither replica stored a thing between the two calls.",
                 check_sentence(v),
                 reply.result().and_then(|r| r.pointer("/content/0/text")).and_then(Value::as_str).unwrap_or(""),
-                harm.as_ref().map(|h| format!(" {}.", crate::tone::Harm::headline(&h.what_went_wrong))).unwrap_or_default()
+                harm.map(|h| format!(" {}.", crate::tone::Harm::headline(&h.what_went_wrong))).unwrap_or_default()
             ),
         ),
         (Some(v), Some(e)) => (
@@ -274,11 +297,7 @@ pub fn round_trip(knobs: Knobs, ending: Ending) -> Trace {
             ),
         ),
         (None, _) => ("6. B answers".to_owned(), "B answered without checking a ticket.".to_owned()),
-    };
-    w.step(title, caption, Actor::ReplicaB);
-    let mut t = w.finish();
-    t.harm = harm;
-    t
+    }
 }
 
 #[cfg(test)]
