@@ -433,22 +433,24 @@ impl Server {
             life,
         };
         let opened = self.open_ticket(&round, params, &mut responses, trace)?;
-        // The flow is claimed before its handler runs, so of racing copies of one retry only
-        // one runs it (a handler that deploys deploys once); the claim is settled below. The
-        // naive server the lab shows claims only once the work is done, as it was written.
-        let single_use = self.config.policy.single_use;
-        let claim_first = !self.config.naive_ask_again;
-        let claimed = match opened.lineage.as_ref() {
-            Some(flow) if single_use && claim_first => {
-                self.claim(flow, round.now_s, trace)?;
-                Some(flow.tid.clone())
-            }
-            _ => None,
-        };
+        let claimed = self.claim_early(opened.lineage.as_ref(), round.now_s, trace)?;
+        let (single_use, claim_first) = (self.config.policy.single_use, self.claims_first());
         let settle = |done: bool| {
             if let Some(tid) = &claimed {
                 self.store.settle(tid, done);
             }
+        };
+        // The naive server's claim, once its work is done (or handed to a task).
+        let claim_late = |trace: &mut Vec<TraceEvent>| -> Result<(), RpcError> {
+            if let Some(flow) = opened
+                .lineage
+                .as_ref()
+                .filter(|_| single_use && !claim_first)
+            {
+                self.claim(flow, round.now_s, trace)?;
+                self.store.settle(&flow.tid, true);
+            }
+            Ok(())
         };
         let outcome = run_handler(
             handler,
@@ -462,14 +464,7 @@ impl Server {
         match outcome {
             Outcome::Complete(body) => {
                 settle(true);
-                if let Some(flow) = opened
-                    .lineage
-                    .as_ref()
-                    .filter(|_| single_use && !claim_first)
-                {
-                    self.claim(flow, round.now_s, trace)?;
-                    self.store.settle(&flow.tid, true);
-                }
+                claim_late(trace)?;
                 Ok(self.finish(&round, body, retried, trace))
             }
             Outcome::Error(e) => {
@@ -480,14 +475,7 @@ impl Server {
                 // The flow's work is now the task's: the ticket is spent once the task
                 // exists, and given back if none could be started. (The naive server claims
                 // only now, as it does when its work completes.)
-                if let Some(flow) = opened
-                    .lineage
-                    .as_ref()
-                    .filter(|_| single_use && !claim_first)
-                {
-                    self.claim(flow, round.now_s, trace)?;
-                    self.store.settle(&flow.tid, true);
-                }
+                claim_late(trace)?;
                 match self.start_task(round.target, seed, caps, ctx, trace) {
                     Ok(created) => {
                         settle(true);
@@ -504,6 +492,30 @@ impl Server {
                 settle(false);
                 self.ask(&round, &requests, state, opened.lineage, ctx.entropy, trace)
             }
+        }
+    }
+
+    /// Whether a flow is claimed before its handler runs: always, but on the naive server
+    /// the lab shows, which claims only once the work is done, as it was written.
+    fn claims_first(&self) -> bool {
+        !self.config.naive_ask_again
+    }
+
+    /// The flow claimed before its handler runs, so of racing copies of one retry only one
+    /// runs it (a handler that deploys deploys once): its ticket's id, to settle once the
+    /// handler is done, or nothing when no claim is made yet.
+    fn claim_early(
+        &self,
+        lineage: Option<&Claims>,
+        now_s: u64,
+        trace: &mut Vec<TraceEvent>,
+    ) -> Result<Option<String>, RpcError> {
+        match lineage {
+            Some(flow) if self.config.policy.single_use && self.claims_first() => {
+                self.claim(flow, now_s, trace)?;
+                Ok(Some(flow.tid.clone()))
+            }
+            _ => Ok(None),
         }
     }
 

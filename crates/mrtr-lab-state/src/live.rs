@@ -232,86 +232,96 @@ pub fn read(reply: &Reply, sent: &Value) -> Result<Value, Failure> {
             ..
         } => (*status, content_type.as_str(), body.as_str()),
     };
-    let messages: Vec<Value> = if content_type.starts_with("text/event-stream") {
-        sse_messages(body)
-    } else {
-        match serde_json::from_str::<Value>(body) {
-            Ok(v) => vec![v],
-            Err(_) => {
-                if status == 401 {
-                    return Err(Failure::Unauthorized(status));
-                }
-                if status == 403 {
-                    return Err(Failure::OriginRefused);
-                }
-                if status == 400 && mentions_sessions(body) {
-                    return Err(Failure::LegacyOnly(short(body)));
-                }
-                return Err(Failure::NotJson {
-                    status,
-                    start: body.chars().take(60).collect(),
-                });
-            }
-        }
-    };
+    let messages = messages_of(status, content_type, body)?;
     let id = sent.get("id");
-    let found = messages.iter().find(|m| m.get("id") == id);
-    let Some(found) = found else {
-        if status == 401 {
-            return Err(Failure::Unauthorized(status));
-        }
-        let any_rpc = messages
-            .iter()
-            .any(|m| m.get("jsonrpc").and_then(Value::as_str) == Some("2.0"));
-        if any_rpc {
-            // An error with a null id: what the 2025-11-25 SDKs answer a request without a session.
-            if let Some(e) = messages.iter().find_map(|m| m.get("error")) {
-                let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
-                if mentions_sessions(msg) {
-                    return Err(Failure::LegacyOnly(short(msg)));
-                }
-                return Err(Failure::Rpc {
-                    code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                    message: msg.to_owned(),
-                });
-            }
-        }
-        return Err(Failure::NotMcp(format!(
-            "HTTP {status}, and no JSON-RPC response with id {}",
-            id.cloned().unwrap_or_default()
-        )));
+    let Some(found) = messages.iter().find(|m| m.get("id") == id) else {
+        return Err(unanswered(status, &messages, id));
     };
     if found.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(Failure::NotMcp("\"jsonrpc\" is not \"2.0\"".into()));
     }
-    if let Some(e) = found.get("error") {
-        let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
-        let message = e
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
-        if code == UNSUPPORTED_PROTOCOL_VERSION {
-            let modern = e
-                .pointer("/data/supported")
-                .and_then(Value::as_array)
-                .is_some_and(|v| v.iter().any(|x| x.as_str() == Some(MODERN_VERSION)));
-            if !modern {
-                return Err(Failure::LegacyOnly(format!(
-                    "it answered {MODERN_VERSION} with error {code}, supported {}",
-                    e.pointer("/data/supported").cloned().unwrap_or_default()
-                )));
-            }
-        }
-        if mentions_sessions(&message) {
-            return Err(Failure::LegacyOnly(short(&message)));
-        }
-        if status == 401 || (status == 403 && code != -32021) {
-            return Err(Failure::Unauthorized(status));
-        }
-        return Err(Failure::Rpc { code, message });
+    match found.get("error") {
+        Some(e) => Err(refusal(status, e)),
+        None => Ok(found.clone()),
     }
-    Ok(found.clone())
+}
+
+/// The JSON-RPC messages in a body (a stream's events, or one JSON value), or what the body
+/// says instead when it is not JSON (a login wall, a proxy's refusal, an old server).
+fn messages_of(status: u16, content_type: &str, body: &str) -> Result<Vec<Value>, Failure> {
+    if content_type.starts_with("text/event-stream") {
+        return Ok(sse_messages(body));
+    }
+    match serde_json::from_str::<Value>(body) {
+        Ok(v) => Ok(vec![v]),
+        Err(_) if status == 401 => Err(Failure::Unauthorized(status)),
+        Err(_) if status == 403 => Err(Failure::OriginRefused),
+        Err(_) if status == 400 && mentions_sessions(body) => Err(Failure::LegacyOnly(short(body))),
+        Err(_) => Err(Failure::NotJson {
+            status,
+            start: body.chars().take(60).collect(),
+        }),
+    }
+}
+
+/// Why no message answered the request `id`: a login wall, an old server's error with a
+/// null id, or nothing MCP at all.
+fn unanswered(status: u16, messages: &[Value], id: Option<&Value>) -> Failure {
+    if status == 401 {
+        return Failure::Unauthorized(status);
+    }
+    let any_rpc = messages
+        .iter()
+        .any(|m| m.get("jsonrpc").and_then(Value::as_str) == Some("2.0"));
+    // An error with a null id: what the 2025-11-25 SDKs answer a request without a session.
+    if let Some(e) = messages
+        .iter()
+        .find_map(|m| m.get("error"))
+        .filter(|_| any_rpc)
+    {
+        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+        if mentions_sessions(msg) {
+            return Failure::LegacyOnly(short(msg));
+        }
+        return Failure::Rpc {
+            code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
+            message: msg.to_owned(),
+        };
+    }
+    Failure::NotMcp(format!(
+        "HTTP {status}, and no JSON-RPC response with id {}",
+        id.cloned().unwrap_or_default()
+    ))
+}
+
+/// The failure a JSON-RPC error `e` answered with `status` stands for: an old server, a
+/// login wall, or the server's own refusal.
+fn refusal(status: u16, e: &Value) -> Failure {
+    let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
+    let message = e
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    if code == UNSUPPORTED_PROTOCOL_VERSION {
+        let modern = e
+            .pointer("/data/supported")
+            .and_then(Value::as_array)
+            .is_some_and(|v| v.iter().any(|x| x.as_str() == Some(MODERN_VERSION)));
+        if !modern {
+            return Failure::LegacyOnly(format!(
+                "it answered {MODERN_VERSION} with error {code}, supported {}",
+                e.pointer("/data/supported").cloned().unwrap_or_default()
+            ));
+        }
+    }
+    if mentions_sessions(&message) {
+        return Failure::LegacyOnly(short(&message));
+    }
+    if status == 401 || (status == 403 && code != -32021) {
+        return Failure::Unauthorized(status);
+    }
+    Failure::Rpc { code, message }
 }
 
 fn mentions_sessions(text: &str) -> bool {

@@ -255,97 +255,100 @@ impl MoveRun {
 
     /// The server answered the minting call: build the move's request from the honest retry.
     fn misuse(&mut self, response: &Value) -> Option<Request> {
-        let ticket = match classify(response) {
-            Answered::InputRequired(r) => r
-                .get("requestState")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            Answered::Complete(_) => {
-                return self.finish(Verdict::NotMade(
-                    "the tool finished without asking, so it handed out no ticket to misuse".into(),
-                ))
-            }
-            other => {
-                return self.finish(Verdict::NotMade(format!(
-                    "the call that should have handed out a ticket got {}",
-                    match other {
-                        Answered::Error(e) => format!("error {} ({})", e.code, e.message),
-                        _ => "an answer that is not JSON-RPC".into(),
-                    }
-                )))
-            }
-        };
-        let Some(ticket) = ticket else {
-            return self.finish(Verdict::NotMade(
-                "the server asked without a ticket (no requestState)".into(),
-            ));
+        let ticket = match handed_ticket(response) {
+            Ok(t) => t,
+            Err(why) => return self.finish(Verdict::NotMade(why)),
         };
         let mut host = AgreeableHost::default();
-        let Step::Retry(mut honest) = self.client.on_response(&mut self.call, response, &mut host)
+        let Step::Retry(honest) = self.client.on_response(&mut self.call, response, &mut host)
         else {
             return self.finish(Verdict::NotMade(
                 "the lab's client would not retry this answer".into(),
             ));
         };
+        let (msg, token, what) = match self.misused(honest, &ticket) {
+            Ok(m) => m,
+            Err(why) => return self.finish(Verdict::NotMade(why)),
+        };
+        self.changed = Some(what);
+        // Sending twice sends the honest retry first, then (once answered) again.
+        self.stage = match self.mv {
+            Move::Twice => Stage::FirstOfTwo(msg.clone()),
+            _ => Stage::Judging,
+        };
+        Some(self.send(&msg, token))
+    }
+
+    /// The move's request, made from the `honest` retry carrying `ticket`: the message, the
+    /// token it is sent with, and what changed, in words; or why the move cannot be made.
+    fn misused(&self, mut honest: Value, ticket: &str) -> Result<(Value, String, String), String> {
         let token = self.form.token.clone();
         let with_ticket = |msg: &mut Value, t: &str| msg["params"]["requestState"] = json!(t);
-        let (msg, token, what) = match self.mv {
+        Ok(match self.mv {
             Move::OneCharacter => {
-                let all = variants::substitutions(&ticket);
-                let Some(v) = all.get(all.len() / 2) else {
-                    return self.finish(Verdict::NotMade("the ticket is empty".into()));
-                };
+                let all = variants::substitutions(ticket);
+                let v = all.get(all.len() / 2).ok_or("the ticket is empty")?;
                 with_ticket(&mut honest, &v.ticket);
                 (honest, token, v.what.clone())
             }
             Move::EditedPayload => {
-                let Some(v) = variants::field_edit(&ticket) else {
-                    return self.finish(Verdict::NotMade(
-                        "the ticket has no readable payload to edit (sealed, or a format the lab cannot read): one character changed tests the same".into(),
-                    ));
-                };
+                let v = variants::field_edit(ticket).ok_or(
+                    "the ticket has no readable payload to edit (sealed, or a format the lab cannot read): one character changed tests the same",
+                )?;
                 with_ticket(&mut honest, &v.ticket);
                 (honest, token, v.what)
             }
-            Move::OtherCaller => {
-                if self.other_token.is_empty() {
-                    return self.finish(Verdict::NotMade(
-                        "give a second caller's token to make this move".into(),
-                    ));
-                }
-                let t = self.other_token.clone();
-                (honest, t, "sent with the second caller's token".into())
+            Move::OtherCaller if self.other_token.is_empty() => {
+                return Err("give a second caller's token to make this move".into())
             }
-            Move::NoToken => {
-                if token.trim().is_empty() {
-                    return self.finish(Verdict::NotMade(
-                        "the call itself carried no token, so sending none changes nothing".into(),
-                    ));
-                }
-                (
-                    honest,
-                    String::new(),
-                    "sent with no Authorization header".into(),
+            Move::OtherCaller => (
+                honest,
+                self.other_token.clone(),
+                "sent with the second caller's token".into(),
+            ),
+            Move::NoToken if token.trim().is_empty() => {
+                return Err(
+                    "the call itself carried no token, so sending none changes nothing".into(),
                 )
             }
+            Move::NoToken => (
+                honest,
+                String::new(),
+                "sent with no Authorization header".into(),
+            ),
             Move::OtherArguments => {
-                let Some(where_) = change_arguments(&mut honest["params"]["arguments"]) else {
-                    return self.finish(Verdict::NotMade(
-                        "the call has no arguments to change".into(),
-                    ));
-                };
+                let where_ = change_arguments(&mut honest["params"]["arguments"])
+                    .ok_or("the call has no arguments to change")?;
                 (honest, token, format!("arguments changed ({where_})"))
             }
-            Move::Twice => {
-                self.changed =
-                    Some("the honest retry, then the same retry again under a new id".into());
-                self.stage = Stage::FirstOfTwo(honest.clone());
-                return Some(self.send(&honest, token));
-            }
-        };
-        self.changed = Some(what);
-        self.stage = Stage::Judging;
-        Some(self.send(&msg, token))
+            Move::Twice => (
+                honest,
+                token,
+                "the honest retry, then the same retry again under a new id".into(),
+            ),
+        })
+    }
+}
+
+/// The ticket an answer to the minting call handed out, or why there is none to misuse.
+fn handed_ticket(response: &Value) -> Result<String, String> {
+    match classify(response) {
+        Answered::InputRequired(r) => r
+            .get("requestState")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| "the server asked without a ticket (no requestState)".into()),
+        Answered::Complete(_) => {
+            Err("the tool finished without asking, so it handed out no ticket to misuse".into())
+        }
+        Answered::Error(e) => Err(format!(
+            "the call that should have handed out a ticket got error {} ({})",
+            e.code, e.message
+        )),
+        Answered::Malformed(_) => Err(
+            "the call that should have handed out a ticket got an answer that is not JSON-RPC"
+                .into(),
+        ),
     }
 }
 

@@ -208,48 +208,18 @@ impl HttpFront {
                 },
             )
         };
-        // A store across the network blocks while it answers (a request carrying a ticket,
-        // a task method, or a call of a tool that may start a task reaches it): tell the
-        // runtime, so other requests keep going on its other threads.
-        let method = value.get("method").and_then(Value::as_str).unwrap_or("");
-        let reaches_store = value
-            .get("params")
-            .and_then(|p| p.get("requestState"))
-            .is_some()
-            || method.starts_with("tasks/")
-            || (method == "tools/call"
-                && value
-                    .pointer("/params/name")
-                    .and_then(Value::as_str)
-                    .is_some_and(|n| self.server.catalog.task_work(n).is_some()));
-        let reply = if self.opts.blocking_store && reaches_store {
+        // A store across the network blocks while it answers: tell the runtime, so other
+        // requests keep going on its other threads.
+        let reply = if self.opts.blocking_store && self.reaches_store(&value) {
             offload(&mut handle)
         } else {
             handle()
         };
-        let mut log = Vec::new();
-        if self.opts.log_checks {
-            let what = [
-                value.get("method").and_then(Value::as_str),
-                value
-                    .pointer("/params/name")
-                    .or_else(|| value.pointer("/params/uri"))
-                    .and_then(Value::as_str),
-            ];
-            log.push(format!(
-                "[{}] {principal}: {} -> {}",
-                self.opts.name,
-                what.iter().flatten().copied().collect::<Vec<_>>().join(" "),
-                reply.http_status
-            ));
-            for e in &reply.trace {
-                log.push(format!(
-                    "[{}] {principal}: {}",
-                    self.opts.name,
-                    crate::describe(e)
-                ));
-            }
-        }
+        let log = if self.opts.log_checks {
+            self.log_lines(&principal, &value, &reply)
+        } else {
+            Vec::new()
+        };
         let notifications: Vec<&Value> = reply.notifications().collect();
         let mut out = match &reply.response {
             Some(body) if !notifications.is_empty() && reply.http_status == 200 => {
@@ -265,6 +235,46 @@ impl HttpFront {
         };
         out.log = log;
         out
+    }
+
+    /// Whether answering `value` reaches the redemption store: a request carrying a ticket, a
+    /// task method, or a call of a tool that may start a task.
+    fn reaches_store(&self, value: &Value) -> bool {
+        let method = value.get("method").and_then(Value::as_str).unwrap_or("");
+        value
+            .get("params")
+            .and_then(|p| p.get("requestState"))
+            .is_some()
+            || method.starts_with("tasks/")
+            || (method == "tools/call"
+                && value
+                    .pointer("/params/name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| self.server.catalog.task_work(n).is_some()))
+    }
+
+    /// The log's lines for one request: what was asked and the status, then each check.
+    fn log_lines(&self, principal: &Principal, value: &Value, reply: &Reply) -> Vec<String> {
+        let what = [
+            value.get("method").and_then(Value::as_str),
+            value
+                .pointer("/params/name")
+                .or_else(|| value.pointer("/params/uri"))
+                .and_then(Value::as_str),
+        ];
+        let name = &self.opts.name;
+        let mut log = vec![format!(
+            "[{name}] {principal}: {} -> {}",
+            what.iter().flatten().copied().collect::<Vec<_>>().join(" "),
+            reply.http_status
+        )];
+        log.extend(
+            reply
+                .trace
+                .iter()
+                .map(|e| format!("[{name}] {principal}: {}", crate::describe(e))),
+        );
+        log
     }
 }
 

@@ -443,68 +443,12 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
         &with_ticket(&m.retry, ticket),
     );
 
-    let policy = knobs.policy(Replica::B);
-    let mut parts = Vec::new();
-    let mut payload = None;
-    let mut fields = Vec::new();
-    let mut problem = None;
-    match anatomy(ticket) {
-        Err(e) => problem = Some(describe_problem(&e, ticket)),
-        Ok(a) => {
-            parts.push((Part::Prefix, a.prefix.clone()));
-            match a.seal {
-                Some(Seal::Sealed) => parts.push((Part::Sealed, a.body.clone())),
-                _ => {
-                    parts.push((Part::Payload, a.body.clone()));
-                    if let Some(mac) = &a.mac {
-                        parts.push((Part::Signature, mac.clone()));
-                    }
-                    let body = &ticket[a.body.clone()];
-                    // Decode as much as decodes: whole 4-character groups, then the rest.
-                    let whole = body.len() / 4 * 4;
-                    let mut bytes = URL_SAFE_NO_PAD.decode(&body[..whole]).unwrap_or_default();
-                    match URL_SAFE_NO_PAD.decode(body) {
-                        Ok(all) => bytes = all,
-                        Err(_) => {
-                            problem = Some(format!(
-                                "the payload is not canonical base64url after character {}",
-                                a.body.start + bytes.len() / 3 * 4
-                            ))
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&bytes).into_owned();
-                    if problem.is_none() {
-                        if let Err(e) = serde_json::from_str::<Value>(&text) {
-                            problem = Some(format!(
-                                "the payload decodes, but its JSON breaks at column {}: {e}",
-                                e.column()
-                            ));
-                        }
-                    }
-                    for (key, span) in top_level_spans(&text) {
-                        let raw = &text[span.clone()];
-                        let value = raw
-                            .split_once(':')
-                            .map(|(_, v)| v.trim().to_owned())
-                            .unwrap_or_default();
-                        let reading = match key.as_str() {
-                            "iat" | "exp" => time_reading(&value, at_s),
-                            _ => None,
-                        };
-                        let c = base64_chars(&span, body.len());
-                        fields.push(Field {
-                            explanation: explain_claim(&key, &policy),
-                            key,
-                            value,
-                            reading,
-                            chars: a.body.start + c.start..a.body.start + c.end,
-                        });
-                    }
-                    payload = Some(text);
-                }
-            }
-        }
-    }
+    let TakenApart {
+        parts,
+        payload,
+        fields,
+        problem,
+    } = take_apart(ticket, at_s, &knobs.policy(Replica::B));
     let signature = anatomy(ticket).ok().and_then(|a| {
         let mac = a.mac?;
         Some(SignatureCheck {
@@ -531,6 +475,83 @@ pub fn inspect(knobs: Knobs, ticket: &str, at_s: u64) -> Option<Inspection> {
         response: judgement.response,
         at_s,
     })
+}
+
+/// A ticket in its parts, its payload read as far as it reads, and what stopped the reading.
+struct TakenApart {
+    parts: Vec<(Part, std::ops::Range<usize>)>,
+    payload: Option<String>,
+    fields: Vec<Field>,
+    problem: Option<String>,
+}
+
+/// Takes `ticket` apart: its prefix, its sealed body or its payload and signature, and (for a
+/// payload) its claims, each explained under B's `policy` with times read at `at_s`.
+fn take_apart(ticket: &str, at_s: u64, policy: &CheckPolicy) -> TakenApart {
+    let mut t = TakenApart {
+        parts: Vec::new(),
+        payload: None,
+        fields: Vec::new(),
+        problem: None,
+    };
+    let a = match anatomy(ticket) {
+        Err(e) => {
+            t.problem = Some(describe_problem(&e, ticket));
+            return t;
+        }
+        Ok(a) => a,
+    };
+    t.parts.push((Part::Prefix, a.prefix.clone()));
+    if a.seal == Some(Seal::Sealed) {
+        t.parts.push((Part::Sealed, a.body.clone()));
+        return t;
+    }
+    t.parts.push((Part::Payload, a.body.clone()));
+    if let Some(mac) = &a.mac {
+        t.parts.push((Part::Signature, mac.clone()));
+    }
+    let body = &ticket[a.body.clone()];
+    // Decode as much as decodes: whole 4-character groups, then the rest.
+    let whole = body.len() / 4 * 4;
+    let mut bytes = URL_SAFE_NO_PAD.decode(&body[..whole]).unwrap_or_default();
+    match URL_SAFE_NO_PAD.decode(body) {
+        Ok(all) => bytes = all,
+        Err(_) => {
+            t.problem = Some(format!(
+                "the payload is not canonical base64url after character {}",
+                a.body.start + bytes.len() / 3 * 4
+            ))
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    if t.problem.is_none() {
+        if let Err(e) = serde_json::from_str::<Value>(&text) {
+            t.problem = Some(format!(
+                "the payload decodes, but its JSON breaks at column {}: {e}",
+                e.column()
+            ));
+        }
+    }
+    for (key, span) in top_level_spans(&text) {
+        let value = text[span.clone()]
+            .split_once(':')
+            .map(|(_, v)| v.trim().to_owned())
+            .unwrap_or_default();
+        let reading = match key.as_str() {
+            "iat" | "exp" => time_reading(&value, at_s),
+            _ => None,
+        };
+        let c = base64_chars(&span, body.len());
+        t.fields.push(Field {
+            explanation: explain_claim(&key, policy),
+            key,
+            value,
+            reading,
+            chars: a.body.start + c.start..a.body.start + c.end,
+        });
+    }
+    t.payload = Some(text);
+    t
 }
 
 /// The ticket bob holds under these knobs.

@@ -144,7 +144,27 @@ pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
         },
     );
     let response = reply.response.clone().unwrap_or(Value::Null);
-    let answer = match classify(&response) {
+    let answer = answer_of(&response);
+    let may_ask = may_require_input(method);
+    let allowed = KINDS
+        .iter()
+        .map(|k| (*k, may_ask && caps.allows(*k)))
+        .collect();
+    let explanation = explain(method, &answer, may_ask);
+    Exploration {
+        method: method.to_owned(),
+        may_ask,
+        allowed,
+        request,
+        response,
+        answer,
+        explanation,
+    }
+}
+
+/// What the server's `response` was, as the explorer sorts it.
+fn answer_of(response: &Value) -> Answer {
+    match classify(response) {
         Answered::Error(e) if e.code == mrtr_core::error::MISSING_REQUIRED_CLIENT_CAPABILITY => {
             Answer::MissingCapability {
                 code: e.code,
@@ -169,13 +189,12 @@ pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
         ),
         Answered::Complete(_) => Answer::Complete,
         Answered::Malformed(why) => Answer::Malformed(why),
-    };
-    let may_ask = may_require_input(method);
-    let allowed = KINDS
-        .iter()
-        .map(|k| (*k, may_ask && caps.allows(*k)))
-        .collect();
-    let explanation = match (&answer, may_ask) {
+    }
+}
+
+/// Why the server answered `method` as it did, in a sentence drawn from the same answer.
+fn explain(method: &str, answer: &Answer, may_ask: bool) -> String {
+    match (answer, may_ask) {
         (_, false) => format!(
             "{method} is not one of {}, so its result is never input_required, whatever the client declares. It answered at once.",
             INPUT_CAPABLE_METHODS.join(", ")
@@ -195,15 +214,6 @@ pub fn explore(method: &str, caps: ClientCapabilities) -> Exploration {
         (Answer::Complete, true) => "The server had all it needed and completed.".into(),
         (Answer::Error(c, m), true) => format!("The server answered {c}: {m}."),
         (Answer::Malformed(why), true) => format!("The server's answer is not a JSON-RPC response: {why}."),
-    };
-    Exploration {
-        method: method.to_owned(),
-        may_ask,
-        allowed,
-        request,
-        response,
-        answer,
-        explanation,
     }
 }
 

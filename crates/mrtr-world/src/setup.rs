@@ -264,36 +264,41 @@ impl Flow {
         } else {
             return None;
         };
-        let cause = match (check, verdict.status(check)) {
-            (Check::SingleUse, Some(Status::Off)) => {
-                "single use is off, so nothing remembers the first deploy".to_owned()
-            }
-            (_, Some(Status::Off)) => format!(
-                "B let it through because its {} check is off",
-                check.short().to_ascii_lowercase()
-            ),
-            _ if fresh => "the ticket it carried was a new one, with its own id and deadline, minted when the server asked again".to_owned(),
-            (Check::SingleUse, _) => {
-                "this replica's memory never saw the first redemption".to_owned()
-            }
-            _ => {
-                let off: Vec<&str> = verdict
-                    .outcomes
-                    .iter()
-                    .filter(|o| o.status == Status::Off && o.check != Check::SingleUse)
-                    .map(|o| o.check.id())
-                    .collect();
-                if off.is_empty() {
-                    "no check stopped it".to_owned()
-                } else {
-                    format!("B let it through with these checks off: {}", off.join(", "))
-                }
-            }
-        };
+        let cause = harm_cause(check, verdict, fresh);
         Some(Harm {
             kind,
             what_went_wrong: format!("{fact}: {cause}"),
         })
+    }
+}
+
+/// Why the harm got through, for the `check` that should have stopped it: that check off, a
+/// fresh ticket minted when the server asked again, a memory that never saw the first
+/// redemption, or the checks that were off.
+fn harm_cause(check: Check, verdict: &Verdict, fresh: bool) -> String {
+    match (check, verdict.status(check)) {
+        (Check::SingleUse, Some(Status::Off)) => {
+            "single use is off, so nothing remembers the first deploy".to_owned()
+        }
+        (_, Some(Status::Off)) => format!(
+            "B let it through because its {} check is off",
+            check.short().to_ascii_lowercase()
+        ),
+        _ if fresh => "the ticket it carried was a new one, with its own id and deadline, minted when the server asked again".to_owned(),
+        (Check::SingleUse, _) => "this replica's memory never saw the first redemption".to_owned(),
+        _ => {
+            let off: Vec<&str> = verdict
+                .outcomes
+                .iter()
+                .filter(|o| o.status == Status::Off && o.check != Check::SingleUse)
+                .map(|o| o.check.id())
+                .collect();
+            if off.is_empty() {
+                "no check stopped it".to_owned()
+            } else {
+                format!("B let it through with these checks off: {}", off.join(", "))
+            }
+        }
     }
 }
 

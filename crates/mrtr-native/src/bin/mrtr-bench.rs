@@ -169,6 +169,21 @@ fn percentile_ms(sorted_us: &[u32], p: usize) -> f64 {
     f64::from(sorted_us[rank - 1]) / 1000.0
 }
 
+/// What the clients counted, shared by all of them.
+#[derive(Default)]
+struct Counters {
+    /// Round trips that succeeded while measuring.
+    done: AtomicU64,
+    /// Round trips that succeeded, warm-up included.
+    total: AtomicU64,
+    /// Round trips that failed while measuring.
+    failed: AtomicU64,
+    /// Whether the measured window is open.
+    measuring: AtomicBool,
+    /// Whether the clients should stop.
+    stop: AtomicBool,
+}
+
 fn main() {
     let args = Args::parse();
     let (host, path) = match split_url(&args.url) {
@@ -178,83 +193,76 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let done = Arc::new(AtomicU64::new(0));
-    let total = Arc::new(AtomicU64::new(0));
-    let failed = Arc::new(AtomicU64::new(0));
-    let measuring = Arc::new(AtomicBool::new(false));
-    let stop = Arc::new(AtomicBool::new(false));
+    let counts = Arc::new(Counters::default());
     let threads: Vec<_> = (0..args.clients)
         .map(|n| {
-            let (done, total, failed, measuring, stop) = (
-                done.clone(),
-                total.clone(),
-                failed.clone(),
-                measuring.clone(),
-                stop.clone(),
-            );
-            let (host, path) = (host.clone(), path.clone());
-            std::thread::spawn(move || {
-                let mut conn = None;
-                let mut id = (n as u64) << 40;
-                // Each measured round trip's time, in microseconds (for the percentiles).
-                let mut took_us: Vec<u32> = Vec::new();
-                while !stop.load(Ordering::Relaxed) {
-                    if conn.is_none() {
-                        conn = Conn::open(&host, &path).ok();
-                    }
-                    let Some(c) = conn.as_mut() else {
-                        std::thread::sleep(Duration::from_millis(10));
-                        continue;
-                    };
-                    let began = Instant::now();
-                    let ok = round_trip(c, &mut id);
-                    let took = began.elapsed();
-                    match &ok {
-                        Ok(()) => {
-                            total.fetch_add(1, Ordering::Relaxed);
-                        }
-                        // A broken connection is reopened; the failure still counts.
-                        Err(_) => conn = None,
-                    }
-                    if measuring.load(Ordering::Relaxed) {
-                        match ok {
-                            Ok(()) => {
-                                done.fetch_add(1, Ordering::Relaxed);
-                                took_us.push(took.as_micros().min(u32::MAX as u128) as u32);
-                            }
-                            Err(e) => {
-                                if failed.fetch_add(1, Ordering::Relaxed) == 0 {
-                                    eprintln!("mrtr-bench: {e}");
-                                }
-                            }
-                        }
-                    }
-                }
-                took_us
-            })
+            let (counts, host, path) = (counts.clone(), host.clone(), path.clone());
+            std::thread::spawn(move || client(n, &host, &path, &counts))
         })
         .collect();
     std::thread::sleep(Duration::from_secs(1));
-    measuring.store(true, Ordering::Relaxed);
+    counts.measuring.store(true, Ordering::Relaxed);
     let start = Instant::now();
     std::thread::sleep(Duration::from_secs(args.seconds));
-    measuring.store(false, Ordering::Relaxed);
+    counts.measuring.store(false, Ordering::Relaxed);
     let elapsed = start.elapsed().as_secs_f64();
-    stop.store(true, Ordering::Relaxed);
+    counts.stop.store(true, Ordering::Relaxed);
     let mut took_us: Vec<u32> = threads
         .into_iter()
         .flat_map(|t| t.join().unwrap_or_default())
         .collect();
     took_us.sort_unstable();
-    let n = done.load(Ordering::Relaxed);
+    let n = counts.done.load(Ordering::Relaxed);
     println!(
         "{{\"round_trips\":{n},\"total\":{},\"failed\":{},\"seconds\":{elapsed:.2},\"per_second\":{:.1},\"p50_ms\":{:.2},\"p99_ms\":{:.2}}}",
-        total.load(Ordering::Relaxed),
-        failed.load(Ordering::Relaxed),
+        counts.total.load(Ordering::Relaxed),
+        counts.failed.load(Ordering::Relaxed),
         n as f64 / elapsed,
         percentile_ms(&took_us, 50),
         percentile_ms(&took_us, 99),
     );
+}
+
+/// Client `n`: round trips one after another on one connection (reopened when it breaks)
+/// until told to stop; each measured round trip's time, in microseconds.
+fn client(n: usize, host: &str, path: &str, counts: &Counters) -> Vec<u32> {
+    let mut conn = None;
+    let mut id = (n as u64) << 40;
+    let mut took_us: Vec<u32> = Vec::new();
+    while !counts.stop.load(Ordering::Relaxed) {
+        if conn.is_none() {
+            conn = Conn::open(host, path).ok();
+        }
+        let Some(c) = conn.as_mut() else {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        let began = Instant::now();
+        let ok = round_trip(c, &mut id);
+        let took = began.elapsed();
+        match &ok {
+            Ok(()) => {
+                counts.total.fetch_add(1, Ordering::Relaxed);
+            }
+            // A broken connection is reopened; the failure still counts.
+            Err(_) => conn = None,
+        }
+        if !counts.measuring.load(Ordering::Relaxed) {
+            continue;
+        }
+        match ok {
+            Ok(()) => {
+                counts.done.fetch_add(1, Ordering::Relaxed);
+                took_us.push(took.as_micros().min(u32::MAX as u128) as u32);
+            }
+            Err(e) => {
+                if counts.failed.fetch_add(1, Ordering::Relaxed) == 0 {
+                    eprintln!("mrtr-bench: {e}");
+                }
+            }
+        }
+    }
+    took_us
 }
 
 #[cfg(test)]

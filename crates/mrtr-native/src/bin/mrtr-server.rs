@@ -122,6 +122,30 @@ fn run(args: Args) -> Result<(), String> {
         .iter()
         .map(|o| mrtr_native::cors::parse_cors_origin(o).map_err(|e| format!("--cors-origin {e}")))
         .collect::<Result<Vec<_>, _>>()?;
+    let opts = options(&args)?;
+    let server = opts.build()?;
+    if let Some(url) = &opts.redemption {
+        eprintln!("mrtr-server: {} remembers redemptions in {url}", args.name);
+    }
+    if args.stdio {
+        let user = std::env::var("USER").unwrap_or_else(|_| "stdio-user".into());
+        let stdin = std::io::BufReader::new(std::io::stdin());
+        let stdout = std::io::stdout().lock();
+        return mrtr_native::stdio_front::serve(
+            &server,
+            stdin,
+            stdout,
+            &Principal::user(user),
+            opts.log_checks,
+        )
+        .map_err(|e| format!("stdio: {e}"));
+    }
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    rt.block_on(serve_http(args, server, opts, cors_origins))
+}
+
+/// The server's options from its flags, each warning about an unsafe one said once.
+fn options(args: &Args) -> Result<ServerOptions, String> {
     let ttl_s = parse_ttl(&args.ttl).map_err(|e| format!("--ttl {:?}: {e}", args.ttl))?;
     let keys = if !args.keys.is_empty() {
         parse_named_keys(args.keys.iter().map(String::as_str))
@@ -148,7 +172,10 @@ fn run(args: Args) -> Result<(), String> {
     for c in &skip_checks {
         eprintln!("mrtr-server: WARNING: --unsafe-skip-check {}: the {} check is OFF. This server accepts tickets it must refuse: {}. For teaching and for testing mrtr-audit only; never serve anyone with it.", c.id(), c.id(), c.stops());
     }
-    let opts = ServerOptions {
+    if args.unsafe_unguarded_store {
+        eprintln!("mrtr-server: WARNING: --unsafe-unguarded-store: redemptions are recorded without the store's guard, so a ticket can be spent twice. For the cluster checker's self-test only.");
+    }
+    Ok(ServerOptions {
         ttl_s,
         single_use: args.single_use,
         seal: Seal::parse(&args.seal).unwrap_or_default(),
@@ -159,68 +186,59 @@ fn run(args: Args) -> Result<(), String> {
         skip_checks,
         single_use_capacity: args.single_use_capacity,
         unguarded_store: args.unsafe_unguarded_store,
-    };
-    if opts.unguarded_store {
-        eprintln!("mrtr-server: WARNING: --unsafe-unguarded-store: redemptions are recorded without the store's guard, so a ticket can be spent twice. For the cluster checker's self-test only.");
-    }
-    let server = opts.build()?;
-    if let Some(url) = &opts.redemption {
-        eprintln!("mrtr-server: {} remembers redemptions in {url}", args.name);
-    }
-    if args.stdio {
-        let user = std::env::var("USER").unwrap_or_else(|_| "stdio-user".into());
-        let stdin = std::io::BufReader::new(std::io::stdin());
-        let stdout = std::io::stdout().lock();
-        return mrtr_native::stdio_front::serve(
-            &server,
-            stdin,
-            stdout,
-            &Principal::user(user),
-            opts.log_checks,
-        )
-        .map_err(|e| format!("stdio: {e}"));
-    }
-    let addr = args.http.unwrap_or_default();
-    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-    rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&addr)
-            .await
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        let local = listener.local_addr().map_err(|e| e.to_string())?;
-        let allowed_hosts = if args.allow_any_host {
-            None
-        } else {
-            let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect();
-            hosts.extend(args.allow_host.iter().map(|h| h.to_ascii_lowercase()));
-            if !local.ip().is_loopback() && args.allow_host.is_empty() {
-                return Err(format!("listening on {local}, beyond loopback: name the host clients use with --allow-host NAME (or --allow-any-host behind a proxy that checks Host and Origin)"));
-            }
-            Some(hosts)
-        };
-        eprintln!("mrtr-server: listening on http://{local}/mcp");
-        if !cors_origins.is_empty() {
-            eprintln!("mrtr-server: {} answers cross-origin calls from {}", args.name, cors_origins.join(", "));
-        }
-        let cors = mrtr_native::cors::CorsOptions {
-            origins: cors_origins,
-            name: args.name.clone(),
-            allowed_hosts: allowed_hosts.clone(),
-        };
-        let app = mrtr_native::http_front::router(
-            server,
-            HttpOptions {
-                log_checks: opts.log_checks,
-                allowed_hosts,
-                name: args.name.clone(),
-                blocking_store: opts.remote_store(),
-            },
-        );
-        let app = mrtr_native::cors::wrap(app, cors);
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown())
-            .await
-            .map_err(|e| e.to_string())
     })
+}
+
+/// Serves MCP over HTTP at `--http` until Ctrl-C or SIGTERM: only to the hosts it was told
+/// of (loopback's unless named), and cross-origin only to the origins given.
+async fn serve_http(
+    args: Args,
+    server: mrtr_core::Server,
+    opts: ServerOptions,
+    cors_origins: Vec<String>,
+) -> Result<(), String> {
+    let addr = args.http.unwrap_or_default();
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    let allowed_hosts = if args.allow_any_host {
+        None
+    } else {
+        let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect();
+        hosts.extend(args.allow_host.iter().map(|h| h.to_ascii_lowercase()));
+        if !local.ip().is_loopback() && args.allow_host.is_empty() {
+            return Err(format!("listening on {local}, beyond loopback: name the host clients use with --allow-host NAME (or --allow-any-host behind a proxy that checks Host and Origin)"));
+        }
+        Some(hosts)
+    };
+    eprintln!("mrtr-server: listening on http://{local}/mcp");
+    if !cors_origins.is_empty() {
+        eprintln!(
+            "mrtr-server: {} answers cross-origin calls from {}",
+            args.name,
+            cors_origins.join(", ")
+        );
+    }
+    let cors = mrtr_native::cors::CorsOptions {
+        origins: cors_origins,
+        name: args.name.clone(),
+        allowed_hosts: allowed_hosts.clone(),
+    };
+    let app = mrtr_native::http_front::router(
+        server,
+        HttpOptions {
+            log_checks: opts.log_checks,
+            allowed_hosts,
+            name: args.name.clone(),
+            blocking_store: opts.remote_store(),
+        },
+    );
+    let app = mrtr_native::cors::wrap(app, cors);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown())
+        .await
+        .map_err(|e| e.to_string())
 }
 
 async fn shutdown() {
