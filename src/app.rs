@@ -109,17 +109,9 @@ fn App(query: Query) -> impl IntoView {
     });
 
     provide_context(link);
-    // A course platform, if the page runs inside one; and the widgets worked through, for a
-    // parent window that listens (each one the link has pointed at, told as the list grows).
+    // A course platform, if the page runs inside one; and the widgets worked through.
     lms::connect();
-    let worked = StoredValue::new(Vec::<&'static str>::new());
-    Effect::new(move |_| {
-        let w = link.widget().get().id();
-        if !worked.with_value(|ws| ws.contains(&w)) {
-            worked.update_value(|ws| ws.push(w));
-            worked.with_value(|ws| lms::tell_parent(&scorm::progress_message(ws), false));
-        }
-    });
+    tell_progress(link);
     let later = RwSignal::new(0u32);
     provide_context(LaterParts(later));
     let whole = match query.embed {
@@ -127,20 +119,7 @@ fn App(query: Query) -> impl IntoView {
         None => Slots::of_module(Module::Lesson),
     };
     let tools = tools_on_demand(mounted);
-    let ready = Memo::new(move |_| {
-        let m = mounted.get();
-        m.covers(whole)
-            && later.get() == 0
-            && (m.only(Module::Tools).is_empty()
-                || matches!(tools.get(), Tools::Ready | Tools::Failed(_)))
-    });
-    Effect::new(move |_| {
-        if ready.get() {
-            if let Some(html) = document().document_element() {
-                let _ = html.set_attribute(STATE_ATTR, "ready");
-            }
-        }
-    });
+    mark_ready(mounted, later, tools, whole);
 
     match query.embed {
         Some(w) => {
@@ -149,32 +128,7 @@ fn App(query: Query) -> impl IntoView {
             open_fold(w);
             post_height(w);
         }
-        None => {
-            if let Some(html) = document().document_element() {
-                // An embed of nothing known shows the whole page (its note says why).
-                let _ = html.remove_attribute("data-embed");
-            }
-            // Watching for the reader coming near starts once the round trip and the linked
-            // widget are in (until then, nearness would not count): not in the first task.
-            let owner = Owner::current();
-            let observe = move || {
-                let watch = || {
-                    for slot in Slot::ALL {
-                        on_approach(slot, near);
-                    }
-                };
-                match owner {
-                    Some(o) => o.with(watch),
-                    None => watch(),
-                }
-            };
-            let before_print = window_event_listener(leptos::ev::beforeprint, move |_| {
-                wanted.set(Slots::all());
-                open_details();
-            });
-            on_cleanup(move || before_print.remove());
-            start_in_turn(link, wanted, settled, target, observe);
-        }
+        None => start_page(link, wanted, near, settled, target),
     }
 
     view! {
@@ -196,6 +150,73 @@ fn App(query: Query) -> impl IntoView {
             _ => ().into_any(),
         }}
     }
+}
+
+/// Tells a parent window that listens which widgets were worked through: each one the link
+/// has pointed at, told as the list grows.
+fn tell_progress(link: Store<Link>) {
+    let worked = StoredValue::new(Vec::<&'static str>::new());
+    Effect::new(move |_| {
+        let w = link.widget().get().id();
+        if !worked.with_value(|ws| ws.contains(&w)) {
+            worked.update_value(|ws| ws.push(w));
+            worked.with_value(|ws| lms::tell_parent(&scorm::progress_message(ws), false));
+        }
+    });
+}
+
+/// Marks the page ready (for tests and the bench) once everything it should show is in:
+/// `whole` mounted, no part waiting for its task, the tools loaded or failed if asked for.
+fn mark_ready(mounted: Memo<Slots>, later: RwSignal<u32>, tools: RwSignal<Tools>, whole: Slots) {
+    let ready = Memo::new(move |_| {
+        let m = mounted.get();
+        m.covers(whole)
+            && later.get() == 0
+            && (m.only(Module::Tools).is_empty()
+                || matches!(tools.get(), Tools::Ready | Tools::Failed(_)))
+    });
+    Effect::new(move |_| {
+        if ready.get() {
+            if let Some(html) = document().document_element() {
+                let _ = html.set_attribute(STATE_ATTR, "ready");
+            }
+        }
+    });
+}
+
+/// The whole page: the linked widget first, the rest in turn, each section as the reader
+/// comes near, everything for printing.
+fn start_page(
+    link: Store<Link>,
+    wanted: RwSignal<Slots>,
+    near: RwSignal<Slots>,
+    settled: RwSignal<bool>,
+    target: Widget,
+) {
+    if let Some(html) = document().document_element() {
+        // An embed of nothing known shows the whole page (its note says why).
+        let _ = html.remove_attribute("data-embed");
+    }
+    // Watching for the reader coming near starts once the round trip and the linked
+    // widget are in (until then, nearness would not count): not in the first task.
+    let owner = Owner::current();
+    let observe = move || {
+        let watch = || {
+            for slot in Slot::ALL {
+                on_approach(slot, near);
+            }
+        };
+        match owner {
+            Some(o) => o.with(watch),
+            None => watch(),
+        }
+    };
+    let before_print = window_event_listener(leptos::ev::beforeprint, move |_| {
+        wanted.set(Slots::all());
+        open_details();
+    });
+    on_cleanup(move || before_print.remove());
+    start_in_turn(link, wanted, settled, target, observe);
 }
 
 /// Where the implementers' tools are: not asked for, on their way, drawn, or failed to load

@@ -54,24 +54,42 @@ fn track_x(ev: &PointerEvent) -> Option<(f64, f64)> {
     Some((f64::from(ev.client_x()) - r.left(), r.width()))
 }
 
-#[component]
-pub fn Clock(
-    /// Each move's class: `ok`, `harm`, `refused`, `asked`, or `hidden` until predicted.
-    tones: Signal<Vec<&'static str>>,
-) -> impl IntoView {
-    let link = use_link();
-    let ttl = Memo::new(move |_| link.knobs().with(|k| k.ttl_s));
-    // The axis keeps its scale while a handle is held, so the track does not slide under it.
-    let held = RwSignal::new(None::<(Handle, u64)>);
-    let scale = Memo::new(move |_| match held.get() {
-        Some((_, s)) => s,
-        None => scale_for(ttl.get()),
-    });
-    let value = move |h: Handle| match h {
-        Handle::Ttl => ttl.get(),
-        Handle::Retry(i) => link.times().with(|x| x[i]),
-    };
-    let down = move |h: Handle, ev: PointerEvent| {
+/// The clock's state, shared by its lanes: the link's times and lifetime, and the handle
+/// held with the scale the axis keeps while it is (so the track does not slide under it).
+#[derive(Clone, Copy)]
+struct Dial {
+    link: Store<Link>,
+    ttl: Memo<u64>,
+    held: RwSignal<Option<(Handle, u64)>>,
+    scale: Memo<u64>,
+}
+
+impl Dial {
+    fn new(link: Store<Link>) -> Dial {
+        let ttl = Memo::new(move |_| link.knobs().with(|k| k.ttl_s));
+        let held = RwSignal::new(None::<(Handle, u64)>);
+        let scale = Memo::new(move |_| match held.get() {
+            Some((_, s)) => s,
+            None => scale_for(ttl.get()),
+        });
+        Dial {
+            link,
+            ttl,
+            held,
+            scale,
+        }
+    }
+
+    /// The seconds `h` is set to.
+    fn value(self, h: Handle) -> u64 {
+        match h {
+            Handle::Ttl => self.ttl.get(),
+            Handle::Retry(i) => self.link.times().with(|x| x[i]),
+        }
+    }
+
+    /// A press on `h`'s lane takes the handle there.
+    fn down(self, h: Handle, ev: PointerEvent) {
         // A finger on the lane may be scrolling the page: on touch, only the handle drags.
         let on_handle = ev
             .target()
@@ -82,8 +100,8 @@ pub fn Clock(
             return;
         }
         ev.prevent_default();
-        let s = scale.get_untracked();
-        held.set(Some((h, s)));
+        let s = self.scale.get_untracked();
+        self.held.set(Some((h, s)));
         if let Some(el) = ev
             .current_target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -91,59 +109,82 @@ pub fn Clock(
             let _ = el.set_pointer_capture(ev.pointer_id());
         }
         if let Some((x, w)) = track_x(&ev) {
-            set(link, h, time_at(x, w, s));
+            set(self.link, h, time_at(x, w, s));
         }
-    };
-    let moved = move |ev: PointerEvent| {
-        if let Some((h, s)) = held.get_untracked() {
+    }
+
+    /// The held handle follows the pointer.
+    fn moved(self, ev: PointerEvent) {
+        if let Some((h, s)) = self.held.get_untracked() {
             if let Some((x, w)) = track_x(&ev) {
-                set(link, h, time_at(x, w, s));
+                set(self.link, h, time_at(x, w, s));
             }
         }
-    };
-    let up = move |_: PointerEvent| held.set(None);
-    let key = move |h: Handle, ev: KeyboardEvent| {
+    }
+
+    /// The arrow keys and Page Up/Down move `h`.
+    fn key(self, h: Handle, ev: KeyboardEvent) {
         let (min, max) = h.range();
-        if let Some(t) = key_move(&ev.key(), value(h), min, max) {
+        if let Some(t) = key_move(&ev.key(), self.value(h), min, max) {
             ev.prevent_default();
-            set(link, h, t);
+            set(self.link, h, t);
         }
+    }
+}
+
+/// One lane of the clock: its handle, a slider for keyboards and screen readers.
+#[component]
+fn Lane(
+    dial: Dial,
+    h: Handle,
+    label: String,
+    test_id: String,
+    tones: Signal<Vec<&'static str>>,
+) -> impl IntoView {
+    let number = match h {
+        Handle::Ttl => String::new(),
+        Handle::Retry(i) => (i + 1).to_string(),
     };
-    let lane = move |h: Handle, label: String, test_id: String| {
-        let number = match h {
-            Handle::Ttl => String::new(),
-            Handle::Retry(i) => (i + 1).to_string(),
-        };
-        let (min, max) = h.range();
-        let off = move || matches!(place(value(h), scale.get()), Place::Off);
-        view! {
-            <div class=match h { Handle::Ttl => "clock-lane ttl-lane", Handle::Retry(_) => "clock-lane" }
-                on:pointerdown=move |ev| down(h, ev) on:pointermove=moved on:pointerup=up on:pointercancel=up>
-                <div class="handle" class:off=off style=move || format!("left: {}", percent(place(value(h), scale.get())))
-                    role="slider" tabindex="0" aria-label=label aria-valuemin=min aria-valuemax=max
-                    aria-valuenow=move || value(h).to_string()
-                    aria-valuetext=move || format!("t = {} s", value(h))
-                    data-testid=test_id on:keydown=move |ev| key(h, ev)>
-                    {match h {
-                        Handle::Ttl => view! { <span class="handle-text">{move || format!("expires at {} s", ttl.get())}</span> }.into_any(),
-                        Handle::Retry(i) => view! {
-                            <span class=move || format!("dot {}", tones.with(|t| t.get(i).copied().unwrap_or("hidden")))>{number.clone()}</span>
-                            <span class="handle-text">{move || if off() { format!("t = {} s →", value(h)) } else { format!("{} s", value(h)) }}</span>
-                        }.into_any(),
-                    }}
-                </div>
+    let (min, max) = h.range();
+    let value = move || dial.value(h);
+    let off = move || matches!(place(value(), dial.scale.get()), Place::Off);
+    let up = move |_: PointerEvent| dial.held.set(None);
+    view! {
+        <div class=match h { Handle::Ttl => "clock-lane ttl-lane", Handle::Retry(_) => "clock-lane" }
+            on:pointerdown=move |ev| dial.down(h, ev) on:pointermove=move |ev| dial.moved(ev) on:pointerup=up on:pointercancel=up>
+            <div class="handle" class:off=off style=move || format!("left: {}", percent(place(value(), dial.scale.get())))
+                role="slider" tabindex="0" aria-label=label aria-valuemin=min aria-valuemax=max
+                aria-valuenow=move || value().to_string()
+                aria-valuetext=move || format!("t = {} s", value())
+                data-testid=test_id on:keydown=move |ev| dial.key(h, ev)>
+                {match h {
+                    Handle::Ttl => view! { <span class="handle-text">{move || format!("expires at {} s", dial.ttl.get())}</span> }.into_any(),
+                    Handle::Retry(i) => view! {
+                        <span class=move || format!("dot {}", tones.with(|t| t.get(i).copied().unwrap_or("hidden")))>{number.clone()}</span>
+                        <span class="handle-text">{move || if off() { format!("t = {} s →", value()) } else { format!("{} s", value()) }}</span>
+                    }.into_any(),
+                }}
             </div>
-        }
-    };
+        </div>
+    }
+}
+
+#[component]
+pub fn Clock(
+    /// Each move's class: `ok`, `harm`, `refused`, `asked`, or `hidden` until predicted.
+    tones: Signal<Vec<&'static str>>,
+) -> impl IntoView {
+    let dial = Dial::new(use_link());
+    let (ttl, scale) = (dial.ttl, dial.scale);
     view! {
         <div class="clock" data-testid="clock">
             <p class="hint">{format!("Marker n is move n below: drag it, or use the arrow keys and Page Up/Down. Green: deployed as asked; amber {}: harm; red: refused; grey: asked again; dashed: not predicted.", mrtr_world::Tone::Harm.glyph())}</p>
             <div class="clock-tracks">
             <div class="clock-inner" style=move || format!("--ttl: {}", percent(place(ttl.get(), scale.get())))>
                 <div class="valid-band" aria-hidden="true"></div>
-                {lane(Handle::Ttl, "Ticket lifetime (TTL), in seconds".into(), "ttl".into())}
-                {Move::ALL.into_iter().enumerate().map(|(i, m)| {
-                    lane(Handle::Retry(i), format!("Time of move {}: {}", i + 1, m.label()), format!("time-{i}"))
+                <Lane dial h=Handle::Ttl label="Ticket lifetime (TTL), in seconds".into() test_id="ttl".into() tones/>
+                {Move::ALL.into_iter().enumerate().map(|(i, m)| view! {
+                    <Lane dial h=Handle::Retry(i) label=format!("Time of move {}: {}", i + 1, m.label()) test_id=format!("time-{i}") tones/>
                 }).collect_view()}
                 <div class="clock-scale" aria-hidden="true">
                     <span>"0 s: minted"</span>

@@ -70,11 +70,35 @@ pub fn LiveServer() -> impl IntoView {
         }
     };
 
-    let field = move |label: &'static str,
-                      testid: &'static str,
-                      kind: &'static str,
-                      get: fn(&Form) -> String,
-                      set: fn(&mut Form, String)| {
+    view! {
+        <div class="live-body">
+            <p class="hint">"This page's origin: "<code data-testid="live-origin">{origin_for_view}</code>
+                ". A server must allow it (CORS) before the browser lets this page read its answers."</p>
+            {live_form(form, busy, connect)}
+            {move || form_error.get().map(|e| view! { <p class="feedback refused" role="alert" data-testid="live-error">{e}</p> })}
+            <div aria-live="polite" data-testid="live-status" class="live-status">
+                {move || session.with(|s| s.as_ref().map(|s| status_line(s, busy.get())))}
+            </div>
+            {move || session.with(|s| s.as_ref().map(rounds))}
+            {move || session.with(|s| s.as_ref().and_then(|s| phase_view(s, &origin, answer)))}
+            {move || session.with(|s| s.as_ref().map(|s| wire_log(&s.log)))}
+            <LiveMoves form=form/>
+            <super::live_audit::LiveAuditPanel form=form/>
+        </div>
+    }
+}
+
+/// The form that names the server, the tokens, the tool and its arguments; sent by `connect`.
+fn live_form(
+    form: RwSignal<Form>,
+    busy: RwSignal<bool>,
+    connect: impl Fn(leptos::ev::SubmitEvent) + 'static,
+) -> impl IntoView {
+    let field = |label: &'static str,
+                 testid: &'static str,
+                 kind: &'static str,
+                 get: fn(&Form) -> String,
+                 set: fn(&mut Form, String)| {
         view! {
             <label class="live-field">
                 <span>{label}</span>
@@ -86,35 +110,32 @@ pub fn LiveServer() -> impl IntoView {
     };
 
     view! {
-        <div class="live-body">
-            <p class="hint">"This page's origin: "<code data-testid="live-origin">{origin_for_view}</code>
-                ". A server must allow it (CORS) before the browser lets this page read its answers."</p>
-            <form class="live-form" on:submit=connect data-testid="live-form">
-                {field("Server URL", "live-url", "url", |f| f.url.clone(), |f, v| f.url = v)}
-                {field("Bearer token (optional)", "live-token", "password", |f| f.token.clone(), |f, v| f.token = v)}
-                {field("Tool", "live-tool", "text", |f| f.tool.clone(), |f, v| f.tool = v)}
-                {field("Arguments (JSON)", "live-args", "text", |f| f.args.clone(), |f, v| f.args = v)}
-                {field("A second caller's token (optional, for the theft move)", "live-other-token", "password", |f| f.other_token.clone(), |f, v| f.other_token = v)}
-                <p class="hint">"The tokens are kept out of this page's link and are sent only to the server above, in its Authorization header."</p>
-                <button type="submit" data-testid="live-connect" prop:disabled=move || busy.get()>"Connect and call"</button>
-            </form>
-            {move || form_error.get().map(|e| view! { <p class="feedback refused" role="alert" data-testid="live-error">{e}</p> })}
-            <div aria-live="polite" data-testid="live-status" class="live-status">
-                {move || session.with(|s| s.as_ref().map(|s| status_line(s, busy.get())))}
-            </div>
-            {move || session.with(|s| s.as_ref().map(rounds))}
-            {move || session.with(|s| s.as_ref().and_then(|s| match &s.phase {
-                Phase::Asking { questions, ticket } => Some(ask(questions.clone(), ticket.clone(), answer).into_any()),
-                Phase::Done { result, never_asked } => Some(done(result, *never_asked).into_any()),
-                Phase::Failed(f) => Some(view! {
-                    <p class="feedback refused" role="alert" data-testid="live-error">{f.sentence(&origin, &s.url)}</p>
-                }.into_any()),
-                Phase::Waiting => None,
-            }))}
-            {move || session.with(|s| s.as_ref().map(|s| wire_log(&s.log)))}
-            <LiveMoves form=form/>
-            <super::live_audit::LiveAuditPanel form=form/>
-        </div>
+        <form class="live-form" on:submit=connect data-testid="live-form">
+            {field("Server URL", "live-url", "url", |f| f.url.clone(), |f, v| f.url = v)}
+            {field("Bearer token (optional)", "live-token", "password", |f| f.token.clone(), |f, v| f.token = v)}
+            {field("Tool", "live-tool", "text", |f| f.tool.clone(), |f, v| f.tool = v)}
+            {field("Arguments (JSON)", "live-args", "text", |f| f.args.clone(), |f, v| f.args = v)}
+            {field("A second caller's token (optional, for the theft move)", "live-other-token", "password", |f| f.other_token.clone(), |f, v| f.other_token = v)}
+            <p class="hint">"The tokens are kept out of this page's link and are sent only to the server above, in its Authorization header."</p>
+            <button type="submit" data-testid="live-connect" prop:disabled=move || busy.get()>"Connect and call"</button>
+        </form>
+    }
+}
+
+/// What the session shows once its round trips stop: the host's questions, the result, or
+/// the failure told as itself (nothing while it waits).
+fn phase_view(
+    s: &Session,
+    origin: &str,
+    answer: impl Fn(Answers, bool) + Copy + 'static,
+) -> Option<AnyView> {
+    match &s.phase {
+        Phase::Asking { questions, ticket } => Some(ask(questions.clone(), ticket.clone(), answer).into_any()),
+        Phase::Done { result, never_asked } => Some(done(result, *never_asked).into_any()),
+        Phase::Failed(f) => Some(view! {
+            <p class="feedback refused" role="alert" data-testid="live-error">{f.sentence(origin, &s.url)}</p>
+        }.into_any()),
+        Phase::Waiting => None,
     }
 }
 

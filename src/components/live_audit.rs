@@ -62,52 +62,20 @@ pub fn LiveAuditPanel(form: RwSignal<Form>) -> impl IntoView {
         }
     };
     let command = move || choices.with(|c| form.with(|f| c.command(f)));
-    let copy_status = RwSignal::new(String::new());
 
     view! {
         <section class="live-audit" aria-labelledby="live-audit-h" data-testid="live-audit">
             <h3 id="live-audit-h">"Audit it"</h3>
             <p class="hint">{format!("The audit tries every misuse the lab knows against the server above (the tool, arguments and tokens of the form), a fresh ticket for each, and reads each answer. It is the engine of mrtr-audit, the terminal's auditor, run here over fetch: {} rows, at most {} requests.", ROWS.len(), max_requests())}</p>
-            <div class="live-audit-options">
-                <label class="live-field check">
-                    <input type="checkbox" data-testid="live-audit-single-use"
-                        prop:checked=move || choices.with(|c| c.single_use)
-                        on:change=move |ev| { let on = event_target_checked(&ev); choices.update(|c| c.single_use = on); }/>
-                    " The server claims single use (mrtr-server --single-use): run the repeat, launder and race rows"
-                </label>
-                <label class="live-field">
-                    <span>"Wait for expiry, in seconds (optional; longer than the server's --ttl)"</span>
-                    <input type="text" inputmode="numeric" data-testid="live-audit-ttl" autocomplete="off"
-                        prop:value=move || choices.with(|c| c.ttl_wait.clone())
-                        on:input=move |ev| { let v = event_target_value(&ev); choices.update(|c| c.ttl_wait = v); }/>
-                </label>
-            </div>
+            {audit_options(choices)}
             <div class="live-audit-actions">
                 <button type="button" data-testid="live-audit-start" prop:disabled=running on:click=start>"Run the audit"</button>
                 <button type="button" data-testid="live-audit-cancel" prop:disabled=move || !running() on:click=cancel>"Cancel"</button>
             </div>
-            <details class="raw-fold">
-                <summary>"The same audit from a terminal"</summary>
-                <pre class="json small command" tabindex="0" data-testid="live-audit-command">{command}</pre>
-                <button type="button" on:click=move |_| copy_text(command(), "Copied the command.", copy_status)>"Copy the command"</button>
-                <span class="hint" role="status">{move || copy_status.get()}</span>
-                <p class="hint">"The tokens are left out (--token …): put yours in."</p>
-            </details>
+            {from_a_terminal(command)}
             {move || form_error.get().map(|e| view! { <p class="feedback refused" role="alert" data-testid="live-audit-error">{e}</p> })}
             <div aria-live="polite" data-testid="live-audit-status" class="live-status">
-                {move || match stage.get() {
-                    Stage::Idle => None,
-                    Stage::Running(p) => Some(view! {
-                        <progress max=p.rows value=p.rows_done aria-label="Rows audited"></progress>
-                        <span>{progress_words(&p)}</span>
-                    }.into_any()),
-                    Stage::Cancelled(p) => Some(view! {
-                        <span data-testid="live-audit-cancelled">{format!("Cancelled after {} of {} rows and {} requests: nothing more is sent.", p.rows_done, p.rows, p.requests)}</span>
-                    }.into_any()),
-                    Stage::Ended { ms, requests, .. } => Some(view! {
-                        <span data-testid="live-audit-done" data-ms=ms.to_string()>{format!("Done: {requests} requests in {}.", seconds(ms))}</span>
-                    }.into_any()),
-                }}
+                {move || status_view(stage.get())}
             </div>
             {move || match stage.get() {
                 Stage::Ended { ended: Ended::Report { json, card: c }, .. } => Some(view! {
@@ -121,6 +89,58 @@ pub fn LiveAuditPanel(form: RwSignal<Form>) -> impl IntoView {
                 _ => None,
             }}
         </section>
+    }
+}
+
+/// What the audit checks beyond the form: whether the server claims single use, and how
+/// long to wait for a ticket to expire.
+fn audit_options(choices: RwSignal<AuditForm>) -> impl IntoView {
+    view! {
+    <div class="live-audit-options">
+        <label class="live-field check">
+            <input type="checkbox" data-testid="live-audit-single-use"
+                prop:checked=move || choices.with(|c| c.single_use)
+                on:change=move |ev| { let on = event_target_checked(&ev); choices.update(|c| c.single_use = on); }/>
+            " The server claims single use (mrtr-server --single-use): run the repeat, launder and race rows"
+        </label>
+        <label class="live-field">
+            <span>"Wait for expiry, in seconds (optional; longer than the server's --ttl)"</span>
+            <input type="text" inputmode="numeric" data-testid="live-audit-ttl" autocomplete="off"
+                prop:value=move || choices.with(|c| c.ttl_wait.clone())
+                on:input=move |ev| { let v = event_target_value(&ev); choices.update(|c| c.ttl_wait = v); }/>
+        </label>
+    </div>
+    }
+}
+
+/// The same audit as a command for mrtr-audit, to copy (tokens left out).
+fn from_a_terminal(command: impl Fn() -> String + Copy + Send + Sync + 'static) -> impl IntoView {
+    let copy_status = RwSignal::new(String::new());
+    view! {
+    <details class="raw-fold">
+        <summary>"The same audit from a terminal"</summary>
+        <pre class="json small command" tabindex="0" data-testid="live-audit-command">{command}</pre>
+        <button type="button" on:click=move |_| copy_text(command(), "Copied the command.", copy_status)>"Copy the command"</button>
+        <span class="hint" role="status">{move || copy_status.get()}</span>
+        <p class="hint">"The tokens are left out (--token …): put yours in."</p>
+    </details>
+    }
+}
+
+/// Where the audit is: its progress while it runs, where it was cancelled, or how long it took.
+fn status_view(stage: Stage) -> Option<AnyView> {
+    match stage {
+        Stage::Idle => None,
+        Stage::Running(p) => Some(view! {
+            <progress max=p.rows value=p.rows_done aria-label="Rows audited"></progress>
+            <span>{progress_words(&p)}</span>
+        }.into_any()),
+        Stage::Cancelled(p) => Some(view! {
+            <span data-testid="live-audit-cancelled">{format!("Cancelled after {} of {} rows and {} requests: nothing more is sent.", p.rows_done, p.rows, p.requests)}</span>
+        }.into_any()),
+        Stage::Ended { ms, requests, .. } => Some(view! {
+            <span data-testid="live-audit-done" data-ms=ms.to_string()>{format!("Done: {requests} requests in {}.", seconds(ms))}</span>
+        }.into_any()),
     }
 }
 

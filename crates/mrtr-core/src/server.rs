@@ -434,23 +434,13 @@ impl Server {
         };
         let opened = self.open_ticket(&round, params, &mut responses, trace)?;
         let claimed = self.claim_early(opened.lineage.as_ref(), round.now_s, trace)?;
-        let (single_use, claim_first) = (self.config.policy.single_use, self.claims_first());
         let settle = |done: bool| {
             if let Some(tid) = &claimed {
                 self.store.settle(tid, done);
             }
         };
-        // The naive server's claim, once its work is done (or handed to a task).
-        let claim_late = |trace: &mut Vec<TraceEvent>| -> Result<(), RpcError> {
-            if let Some(flow) = opened
-                .lineage
-                .as_ref()
-                .filter(|_| single_use && !claim_first)
-            {
-                self.claim(flow, round.now_s, trace)?;
-                self.store.settle(&flow.tid, true);
-            }
-            Ok(())
+        let claim_late = |trace: &mut Vec<TraceEvent>| {
+            self.claim_late(opened.lineage.as_ref(), round.now_s, trace)
         };
         let outcome = run_handler(
             handler,
@@ -492,6 +482,24 @@ impl Server {
                 settle(false);
                 self.ask(&round, &requests, state, opened.lineage, ctx.entropy, trace)
             }
+        }
+    }
+
+    /// The naive server's claim, once its work is done (or handed to a task): made and
+    /// settled at once. Nothing on a server that claimed before the handler ran.
+    fn claim_late(
+        &self,
+        lineage: Option<&Claims>,
+        now_s: u64,
+        trace: &mut Vec<TraceEvent>,
+    ) -> Result<(), RpcError> {
+        match lineage {
+            Some(flow) if self.config.policy.single_use && !self.claims_first() => {
+                self.claim(flow, now_s, trace)?;
+                self.store.settle(&flow.tid, true);
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
 
