@@ -146,6 +146,20 @@ test('live: nothing listening gets the sentence about a server that is not runni
   await context.close();
 });
 
+test('live: a token a header cannot carry is refused by the form, before any request, and kept', async () => {
+  const url = `http://127.0.0.1:${await freePort()}/mcp`;
+  const { page, context, problems } = await open(browser, site, { path: '#w=live' });
+  await waitForApp(page);
+  await fill(page, url, 'bob tokén');
+  await page.getByTestId('live-connect').click();
+  const error = page.getByTestId('live-error');
+  await error.waitFor();
+  assert.match(await error.textContent(), /^The token holds ' ', which an Authorization header cannot carry/);
+  assert.equal(await page.getByTestId('live-token').inputValue(), 'bob tokén');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('live: the misuse moves against mrtr-server, each on a fresh ticket, each the real answer', async () => {
   const url = await mrtrServer(['--cors-origin', site.origin]);
   const single = await mrtrServer(['--cors-origin', site.origin, '--single-use']);

@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use gloo_net::http::Request;
+use gloo_net::http::{Headers, Request};
 use leptos::prelude::*;
 use web_sys::RequestMode;
 
@@ -23,11 +23,15 @@ pub async fn post(url: &str, body: &str, hs: Vec<(String, String)>) -> Reply {
     // One deadline for the whole answer, its body included: a server that sends its headers
     // and then stalls would otherwise hold the round trip (and the audit) for ever.
     let deadline = Deadline::start(TIMEOUT_MS);
-    let request = hs
-        .iter()
-        .fold(Request::post(url).mode(RequestMode::Cors), |r, (k, v)| {
-            r.header(k, v)
-        })
+    // Headers set one by one, each refusal dropped: gloo-net's own `header` throws on a value
+    // a header cannot carry (the form refuses such tokens first; this never throws).
+    let raw = Headers::new().into_raw();
+    for (k, v) in &hs {
+        let _ = raw.set(k, v);
+    }
+    let request = Request::post(url)
+        .mode(RequestMode::Cors)
+        .headers(Headers::from_raw(raw))
         .abort_signal(deadline.signal().as_ref())
         .body(body);
     let res = match request {

@@ -65,6 +65,18 @@ impl Form {
         if self.tool.trim().is_empty() {
             return Err("Name the tool to call, e.g. deploy.".into());
         }
+        // A header carries visible ASCII only: the browser would refuse to send anything else
+        // (a pasted line break, a typographic quote), so say so here, before any request.
+        for (which, token) in [
+            ("token", &self.token),
+            ("second caller's token", &self.other_token),
+        ] {
+            if let Some(c) = token.trim().chars().find(|c| !c.is_ascii_graphic()) {
+                return Err(format!(
+                    "The {which} holds {c:?}, which an Authorization header cannot carry: a token is letters, digits and punctuation, with no spaces."
+                ));
+            }
+        }
         match serde_json::from_str::<Value>(self.args.trim()) {
             Ok(v @ Value::Object(_)) => Ok((url.to_owned(), v)),
             Ok(_) => Err("The arguments must be a JSON object, e.g. {\"env\":\"staging\"}.".into()),
@@ -892,6 +904,25 @@ mod tests {
         assert!(f("http://127.0.0.1:1/mcp", "{")
             .unwrap_err()
             .contains("not JSON"));
+        // Tokens a header cannot carry are refused before any request (a browser would throw).
+        for (token, other) in [("bob\ntoken", ""), ("bob-tokén", ""), ("", "alice token")] {
+            let form = Form {
+                token: token.into(),
+                other_token: other.into(),
+                ..Form::default()
+            };
+            assert!(
+                form.check()
+                    .unwrap_err()
+                    .contains("Authorization header cannot carry"),
+                "{token:?} {other:?}"
+            );
+        }
+        let padded = Form {
+            token: "  bob-token \n".into(),
+            ..Form::default()
+        };
+        assert!(padded.check().is_ok(), "the ends are trimmed, as when sent");
         assert_eq!(
             origin_of("http://127.0.0.1:8380/mcp?x").as_deref(),
             Some("http://127.0.0.1:8380")
