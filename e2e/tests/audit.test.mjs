@@ -52,6 +52,32 @@ test('audit: a pasted or opened report is read here; a bad one gets a sentence',
   await context.close();
 });
 
+test('audit: a sample that cannot be fetched and a file over the limit are each said as what they are', async () => {
+  // The service worker would answer the sample's fetch before a route could: blocked here.
+  const { page, context, problems } = await open(browser, site, { path: '#w=audit', serviceWorkers: 'block' });
+  await waitForApp(page);
+  // The sample is gone from beside the page: the card says so, not that some JSON has no schema.
+  await page.route('**/audit-sample.json', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await page.getByTestId('audit-sample').click();
+  const fetched = await page.getByTestId('audit-error').textContent();
+  assert.match(fetched, /^The sample report could not be fetched \(HTTP 404\)\. Ask for it again, or open a report of your own\.$/);
+  assert.doesNotMatch(fetched, /schema|JSON/);
+  assert.equal(await page.getByTestId('audit-report').count(), 0);
+  // Asked for again once the file is back, the sample is fetched again and read: nothing is stuck.
+  await page.unroute('**/audit-sample.json');
+  await page.getByTestId('audit-sample').click();
+  await page.getByTestId('audit-report').waitFor();
+  assert.deepEqual(await failed(page), ['other-token', 'no-token', 'expired', 'renewal']);
+  // A file one byte over 4 MB is not read at all, and the sentence gives its size and the limit.
+  const big = Buffer.alloc((4 << 20) + 1, 0x20);
+  await page.getByTestId('audit-file').setInputFiles({ name: 'huge.json', mimeType: 'application/json', buffer: big });
+  await page.waitForFunction(() => /bytes/.test(document.querySelector('[data-testid=audit-error]')?.textContent ?? ''));
+  assert.equal(await page.getByTestId('audit-error').textContent(), `This report is ${(4 << 20) + 1} bytes; the page reads reports up to 4 MB.`);
+  // The only trouble is the 404 this test made.
+  assert.deepEqual(problems.filter((p) => !/audit-sample\.json|status of 404/.test(p)), []);
+  await context.close();
+});
+
 test('audit: at 375 px the commands wrap between arguments, never inside one', async () => {
   const { page, context, problems } = await open(browser, site, { path: '#w=audit', viewport: { width: 375, height: 800 } });
   await waitForApp(page);

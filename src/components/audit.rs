@@ -23,10 +23,15 @@ pub fn AuditCard() -> impl IntoView {
     let link = use_link();
     let source = RwSignal::new(Source::Nothing);
     let sample_on = link.audit_sample();
-    // Fetched from beside the page only when asked for.
+    // Fetched from beside the page only when asked for; a fetch that failed is tried again
+    // when the reader asks again (each ask is an attempt), a sample once read is kept.
     let sample_text = RwSignal::new(None::<Loaded>);
+    let attempt = RwSignal::new(0u32);
     Effect::new(move |_| {
-        if sample_on.get() && sample_text.with_untracked(Option::is_none) {
+        attempt.track();
+        let have = sample_text.with_untracked(|t| matches!(t, Some(Loaded::Text(_))));
+        if sample_on.get() && !have {
+            sample_text.set(None);
             leptos::task::spawn_local(async move {
                 let loaded = match fetch_text(SAMPLE_FILE).await {
                     Ok(t) => Loaded::Text(t),
@@ -44,6 +49,9 @@ pub fn AuditCard() -> impl IntoView {
         }
     });
     let show_sample = move |_| {
+        if sample_text.with_untracked(|t| matches!(t, Some(Loaded::FetchFailed(_)))) {
+            attempt.update(|n| *n += 1);
+        }
         source.set(Source::Nothing);
         link.edit(Widget::Audit).audit_sample().set(true);
     };

@@ -30,7 +30,7 @@ pub fn read(loaded: &Loaded) -> Result<ReportFile, String> {
     match loaded {
         Loaded::Text(t) => parse(t),
         Loaded::FetchFailed(why) => Err(format!(
-            "The sample report could not be fetched ({why}). Reload the page, or open a report of your own."
+            "The sample report could not be fetched ({why}). Ask for it again, or open a report of your own."
         )),
         Loaded::TooLarge(n) => Err(sentence(ReadError::TooLarge(
             usize::try_from(*n).unwrap_or(usize::MAX),
