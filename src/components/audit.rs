@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 use super::page_link::{use_link, EditLink};
 use mrtr_audit::{FileRow, ReportFile};
 
-use crate::state::audit_report::{read as read_loaded, shows, Loaded, SAMPLE_FILE};
+use crate::state::audit_report::{read as read_loaded, shows, Loaded, SAMPLE_BUTTON, SAMPLE_FILE};
 use crate::state::link::{LinkStoreFields, Widget};
 
 /// Where the report on show came from.
@@ -24,11 +24,11 @@ pub fn AuditCard() -> impl IntoView {
     let source = RwSignal::new(Source::Nothing);
     let sample_on = link.audit_sample();
     // Fetched from beside the page only when asked for; a fetch that failed is tried again
-    // when the reader asks again (each ask is an attempt), a sample once read is kept.
+    // when the reader asks again, a sample once read is kept.
     let sample_text = RwSignal::new(None::<Loaded>);
-    let attempt = RwSignal::new(0u32);
+    let ask_again = Trigger::new();
     Effect::new(move |_| {
-        attempt.track();
+        ask_again.track();
         let have = sample_text.with_untracked(|t| matches!(t, Some(Loaded::Text(_))));
         if sample_on.get() && !have {
             sample_text.set(None);
@@ -50,7 +50,7 @@ pub fn AuditCard() -> impl IntoView {
     });
     let show_sample = move |_| {
         if sample_text.with_untracked(|t| matches!(t, Some(Loaded::FetchFailed(_)))) {
-            attempt.update(|n| *n += 1);
+            ask_again.notify();
         }
         source.set(Source::Nothing);
         link.edit(Widget::Audit).audit_sample().set(true);
@@ -88,7 +88,7 @@ pub fn AuditCard() -> impl IntoView {
                 <label class="file">"Open a report "
                     <input type="file" accept="application/json,.json" data-testid="audit-file" on:change=on_file/>
                 </label>
-                <button type="button" data-testid="audit-sample" on:click=show_sample>"Show the report of a weak server"</button>
+                <button type="button" data-testid="audit-sample" on:click=show_sample>{SAMPLE_BUTTON}</button>
             </div>
             <details class="paste">
                 <summary>"Or paste a report"</summary>

@@ -13,6 +13,10 @@ use mrtr_audit::{FileRow, ReadError, ReportFile, SCHEMA};
 /// in "Try it on a real server"; the sample stays a file, the exact report that test checks.)
 pub const SAMPLE_FILE: &str = "audit-sample.json";
 
+/// The button that shows the sample, named once: the card draws it and a failed fetch's
+/// sentence tells the reader to press it again.
+pub const SAMPLE_BUTTON: &str = "Show the report of a weak server";
+
 /// What the card was given to read: a report's text, or why there is none to read (the
 /// sample could not be fetched, the file is over the limit). Each gets its own sentence.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,7 +34,7 @@ pub fn read(loaded: &Loaded) -> Result<ReportFile, String> {
     match loaded {
         Loaded::Text(t) => parse(t),
         Loaded::FetchFailed(why) => Err(format!(
-            "The sample report could not be fetched ({why}). Ask for it again, or open a report of your own."
+            "The sample report could not be fetched ({why}). Press \u{201c}{SAMPLE_BUTTON}\u{201d} again, or open a report of your own."
         )),
         Loaded::TooLarge(n) => Err(sentence(ReadError::TooLarge(
             usize::try_from(*n).unwrap_or(usize::MAX),
